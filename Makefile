@@ -1,0 +1,38 @@
+# `make install` builds .venv/ (Python 3.11) with everything the package needs; it is idempotent and does
+# nothing when no requirement changed. `make test` installs when needed, then runs the test suite.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# torch 2.14.1 and torchvision 0.29.1 pair with each other (allennlp imports torchvision at start-up).
+TORCH := torch==2.14.1 torchvision==0.29.1
+# allennlp pins torch<1.13 (no Python 3.11 wheels): installed without its pins, its real dependencies come
+# from requirements/runtime.txt.
+ALLENNLP := allennlp==2.10.1 allennlp-models==2.10.1
+PIP := $(BIN)/pip install --quiet --disable-pip-version-check
+# NLTK looks here (sys.prefix/nltk_data) before anywhere else.
+NLTK_PUNKT := $(VENV)/nltk_data/tokenizers/punkt
+
+.PHONY: install test demo clean
+
+install: $(STAMP)
+
+$(STAMP): requirements/runtime.txt requirements/dev.txt setup.py Makefile
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PIP) $(TORCH)
+	$(PIP) -r requirements/runtime.txt -r requirements/dev.txt
+	$(PIP) --no-deps $(ALLENNLP)
+	$(PIP) --no-deps --no-build-isolation -e .
+	@# allennlp_models (always imported by the allennlp CLI as a plugin) calls nltk.download("punkt") at
+	@# import when NLTK cannot find tokenizers/punkt, which reaches for the network on every command. Its
+	@# only user is the NarrativeQA metric, which this project never runs: an entry that says so stops it.
+	@mkdir -p $(NLTK_PUNKT)
+	@echo "Placeholder made by seqgraph-allennlp's Makefile so that importing allennlp_models does not call nltk.download(); it holds no Punkt model." > $(NLTK_PUNKT)/README
+	$(BIN)/python -c "import seqgraph_allennlp"
+	@touch $(STAMP)
+
+test: install
+	$(BIN)/python -m pytest -q tests
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,12 @@
+"""
+seqgraph-allennlp: the Sequential Graph Dependency Parser (Welleck & Cho, 2019) as an AllenNLP plugin.
+
+Importing this package registers every component, so `--include-package seqgraph_allennlp` is all a user
+passes. It also imports `allennlp_models.structured_prediction`, so the Dozat & Manning baseline
+(`biaffine_parser`) runs from the same command.
+"""
+import allennlp_models.structured_prediction  # noqa: F401  (registers biaffine_parser)
+
+from seqgraph_allennlp.dataset_readers import SeqGraphUDReader  # noqa: F401
+from seqgraph_allennlp.oracles import Oracle  # noqa: F401
+from seqgraph_allennlp.roll_ins import RollIn  # noqa: F401

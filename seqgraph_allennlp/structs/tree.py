@@ -1,0 +1,296 @@
+"""
+Tree-constrained decoding (Appendix A of Welleck & Cho, 2019) as small, pure, batched tensor functions.
+
+Conventions used throughout the package:
+
+* a sentence of `N` words has `V = N + 1` nodes, node 0 being the root;
+* edge scores and adjacency matrices are indexed `[head, dependent]`;
+* a flattened edge index is `head * V + dependent`, so increasing flattened index is the paper's
+  "increasing edge-index order";
+* `node_mask` is `(batch_size, V)` and is `True` for the root and every word, `False` on padding.
+
+AllenNLP has no sequential, constraint-masked decoder (only `decode_mst` and greedy per-word argmax), so the
+valid decoder lives here; MST decoding reuses `allennlp.nn.chu_liu_edmonds.decode_mst`.
+"""
+from typing import Callable, NamedTuple, Optional, Tuple
+
+import numpy
+import torch
+from allennlp.nn.chu_liu_edmonds import decode_mst
+from allennlp.nn.util import masked_log_softmax
+
+
+def pair_mask(node_mask: torch.BoolTensor) -> torch.BoolTensor:
+    """
+    `(batch_size, V, V)` mask of the edges between real nodes (root and words, not padding).
+    """
+    return node_mask.unsqueeze(2) & node_mask.unsqueeze(1)
+
+
+def edge_log_probs(scores: torch.Tensor, node_mask: torch.BoolTensor) -> torch.Tensor:
+    """
+    The policy of equation (5): a softmax over all flattened `V x V` edge scores, padding masked.
+
+    # Parameters
+
+    scores : `torch.Tensor`, `(batch_size, V, V)`, indexed `[head, dependent]`.
+    node_mask : `torch.BoolTensor`, `(batch_size, V)`.
+
+    # Returns
+
+    `(batch_size, V * V)` log-probabilities.
+    """
+    batch_size = scores.size(0)
+    return masked_log_softmax(
+        scores.reshape(batch_size, -1), pair_mask(node_mask).reshape(batch_size, -1), dim=-1
+    )
+
+
+def valid_mask(
+    adjacency: torch.BoolTensor,
+    reachability: torch.BoolTensor,
+    node_mask: torch.BoolTensor,
+    single_root: bool = True,
+) -> torch.BoolTensor:
+    """
+    The edges that keep a partial graph a dependency tree: constraints 1-5 of Appendix A.
+
+    1. the root gets no head; 2. a word that has a head gets no other (this also rules out 3, duplicate
+    edges); 4. no self-loop; 5. no edge `i -> j` when `j` already reaches `i` (it would close a cycle).
+    With `single_root`, once the root has a child it gets no second one (UD trees have one root word).
+    Greedy completion never gets stuck: a headless word can always attach to the root's child.
+
+    # Parameters
+
+    adjacency : `torch.BoolTensor`, `(batch_size, V, V)`, edges so far, `[head, dependent]`.
+    reachability : `torch.BoolTensor`, `(batch_size, V, V)`, `R[a, b]` when a path `a -> ... -> b` exists.
+    node_mask : `torch.BoolTensor`, `(batch_size, V)`.
+    single_root : `bool`, optional (default = `True`).
+
+    # Returns
+
+    `(batch_size, V, V)` boolean mask, `True` where the edge `[head, dependent]` may be added.
+    """
+    num_nodes = adjacency.size(-1)
+    # shape (batch_size, V): dependents that already have a head (constraints 2 and 3)
+    has_head = adjacency.any(dim=1)
+    valid = pair_mask(node_mask) & ~has_head.unsqueeze(1)
+    # constraint 1: nothing points at the root
+    valid[:, :, 0] = False
+    # constraint 4: no self-loops
+    valid = valid & ~torch.eye(num_nodes, dtype=torch.bool, device=adjacency.device)
+    # constraint 5: i -> j is a cycle when j reaches i
+    valid = valid & ~reachability.transpose(1, 2)
+    if single_root:
+        root_taken = adjacency[:, 0, :].any(dim=-1)
+        valid[:, 0, :] = valid[:, 0, :] & ~root_taken.unsqueeze(-1)
+    return valid
+
+
+def add_edge(
+    adjacency: torch.BoolTensor,
+    reachability: torch.BoolTensor,
+    head: torch.LongTensor,
+    dependent: torch.LongTensor,
+    active: torch.BoolTensor,
+) -> Tuple[torch.BoolTensor, torch.BoolTensor]:
+    """
+    Adds edge `head -> dependent` to each active sentence and updates the reachability matrix incrementally.
+
+    Every node that reaches `head` (and `head` itself) now reaches every node that `dependent` reaches (and
+    `dependent` itself): one `O(V^2)` outer product per step instead of the paper's `sum_k A^k`.
+
+    # Parameters
+
+    adjacency, reachability : `torch.BoolTensor`, `(batch_size, V, V)`.
+    head, dependent : `torch.LongTensor`, `(batch_size,)`.
+    active : `torch.BoolTensor`, `(batch_size,)`, sentences that take an edge at this step.
+
+    # Returns
+
+    The new `(adjacency, reachability)`; the inputs are not modified.
+    """
+    batch_size, num_nodes, _ = adjacency.shape
+    batch_index = torch.arange(batch_size, device=adjacency.device)
+    # shape (batch_size, V)
+    head_one_hot = torch.nn.functional.one_hot(head, num_nodes).bool() & active.unsqueeze(-1)
+    dependent_one_hot = torch.nn.functional.one_hot(dependent, num_nodes).bool() & active.unsqueeze(-1)
+    new_adjacency = adjacency | (head_one_hot.unsqueeze(2) & dependent_one_hot.unsqueeze(1))
+    # shape (batch_size, V): ancestors of head plus head; descendants of dependent plus dependent
+    reaches_head = reachability[batch_index, :, head] | head_one_hot
+    reached_from_dependent = reachability[batch_index, dependent, :] | dependent_one_hot
+    new_reachability = reachability | (reaches_head.unsqueeze(2) & reached_from_dependent.unsqueeze(1))
+    return new_adjacency, new_reachability
+
+
+def transitive_closure(adjacency: torch.BoolTensor) -> torch.BoolTensor:
+    """
+    Reachability from scratch by repeated squaring (paths of length >= 1). A reference for `add_edge`.
+    """
+    reachability = adjacency.clone()
+    num_nodes = adjacency.size(-1)
+    length = 1
+    while length < num_nodes:
+        reachability = reachability | (
+            torch.bmm(reachability.float(), reachability.float()) > 0
+        )
+        length *= 2
+    return reachability
+
+
+def heads_to_adjacency(heads: torch.LongTensor, node_mask: torch.BoolTensor) -> torch.BoolTensor:
+    """
+    `(batch_size, V)` head indices (entry 0, the root's, ignored) to a `(batch_size, V, V)` adjacency matrix.
+    """
+    num_nodes = heads.size(-1)
+    word_mask = node_mask.clone()
+    word_mask[:, 0] = False
+    # shape (batch_size, V, V): [b, dependent, head]
+    dependent_to_head = torch.nn.functional.one_hot(heads.clamp(0, num_nodes - 1), num_nodes).bool()
+    return (dependent_to_head & word_mask.unsqueeze(-1)).transpose(1, 2)
+
+
+def is_tree(heads: torch.LongTensor, node_mask: torch.BoolTensor, single_root: bool = True) -> torch.BoolTensor:
+    """
+    `(batch_size,)`: whether each head sequence is a dependency tree rooted at node 0 (every word reaches
+    from the root, no cycle) and, with `single_root`, whether the root has exactly one child.
+    """
+    adjacency = heads_to_adjacency(heads, node_mask)
+    reachability = transitive_closure(adjacency)
+    word_mask = node_mask.clone()
+    word_mask[:, 0] = False
+    in_range = ((heads >= 0) & (heads < node_mask.sum(-1, keepdim=True))) | ~word_mask
+    reached = (reachability[:, 0, :] | ~word_mask).all(dim=-1)
+    acyclic = ~(reachability.diagonal(dim1=1, dim2=2) & node_mask).any(dim=-1)
+    tree = in_range.all(dim=-1) & reached & acyclic
+    if single_root:
+        tree = tree & (adjacency[:, 0, :].sum(dim=-1) == 1)
+    return tree
+
+
+class ValidDecoding(NamedTuple):
+    """
+    What the valid decoder returns.
+
+    heads : `(batch_size, V)`, the head of every word; 0 at the root and on padding.
+    edges : `(batch_size, N, 2)`, the `(head, dependent)` edges in the order they were added; -1 on padding.
+    edge_steps : `(batch_size, N)`, the decoding step of each edge (equal to its position when one edge is
+        added per step); -1 on padding.
+    edge_probabilities : `(batch_size, N)`, each chosen edge's probability under the policy of its step.
+    """
+
+    heads: torch.LongTensor
+    edges: torch.LongTensor
+    edge_steps: torch.LongTensor
+    edge_probabilities: torch.Tensor
+
+
+def greedy_valid_decode(
+    score_function: Callable[[Optional[torch.BoolTensor]], torch.Tensor],
+    node_mask: torch.BoolTensor,
+    single_root: bool = True,
+    tau: Optional[float] = None,
+) -> ValidDecoding:
+    """
+    The valid decoder f_valid of Appendix A: at each step, the highest-scoring edge that keeps the partial
+    graph a dependency tree.
+
+    # Parameters
+
+    score_function : `Callable`
+        Called once per step with the `(batch_size, V, V)` boolean matrix of the edges added at the previous
+        step (`None` at the first step); returns that step's scores `S_t`, `(batch_size, V, V)`.
+    node_mask : `torch.BoolTensor`, `(batch_size, V)`.
+    single_root : `bool`, optional (default = `True`)
+        See `valid_mask`.
+    tau : `float`, optional (default = `None`)
+        `None` adds one edge per step. Otherwise the multi-edge decoder of Appendix A: within a step, after
+        the best valid edge, keep adding the next best valid edge while its probability under the step's
+        policy is at least `tau`.
+    """
+    batch_size, num_nodes = node_mask.shape
+    device = node_mask.device
+    batch_index = torch.arange(batch_size, device=device)
+    num_words = node_mask.sum(dim=-1) - 1
+    max_words = max(int(num_words.max().item()), 0) if batch_size else 0
+
+    adjacency = torch.zeros(batch_size, num_nodes, num_nodes, dtype=torch.bool, device=device)
+    reachability = torch.zeros_like(adjacency)
+    edges = torch.full((batch_size, max_words, 2), -1, dtype=torch.long, device=device)
+    edge_steps = torch.full((batch_size, max_words), -1, dtype=torch.long, device=device)
+    edge_probabilities = torch.zeros(batch_size, max_words, device=device)
+    num_added = torch.zeros(batch_size, dtype=torch.long, device=device)
+
+    last_edges: Optional[torch.BoolTensor] = None
+    step = 0
+    while bool((num_added < num_words).any()):
+        # shape (batch_size, V * V)
+        probabilities = edge_log_probs(score_function(last_edges), node_mask).exp()
+        step_edges = torch.zeros_like(adjacency)
+        first = True
+        while True:
+            valid = valid_mask(adjacency, reachability, node_mask, single_root).reshape(batch_size, -1)
+            best_probability, best = probabilities.masked_fill(~valid, -1.0).max(dim=-1)
+            active = valid.any(dim=-1)
+            if not first:
+                active = active & (best_probability >= tau)
+            if not bool(active.any()):
+                break
+            head = best // num_nodes
+            dependent = best % num_nodes
+            adjacency, reachability = add_edge(adjacency, reachability, head, dependent, active)
+            step_edges = step_edges | _one_edge(head, dependent, active, num_nodes)
+            rows = batch_index[active]
+            position = num_added[active]
+            edges[rows, position] = torch.stack([head[active], dependent[active]], dim=-1)
+            edge_steps[rows, position] = step
+            edge_probabilities[rows, position] = best_probability[active]
+            num_added = num_added + active.long()
+            first = False
+            if tau is None:
+                break
+        last_edges = step_edges
+        step += 1
+
+    heads = adjacency.long().argmax(dim=1)
+    return ValidDecoding(heads, edges, edge_steps, edge_probabilities)
+
+
+def _one_edge(
+    head: torch.LongTensor, dependent: torch.LongTensor, active: torch.BoolTensor, num_nodes: int
+) -> torch.BoolTensor:
+    # shape (batch_size, V, V): the single edge head -> dependent of each active sentence
+    head_one_hot = torch.nn.functional.one_hot(head, num_nodes).bool() & active.unsqueeze(-1)
+    dependent_one_hot = torch.nn.functional.one_hot(dependent, num_nodes).bool()
+    return head_one_hot.unsqueeze(2) & dependent_one_hot.unsqueeze(1)
+
+
+def mst_decode(scores: torch.Tensor, node_mask: torch.BoolTensor) -> torch.LongTensor:
+    """
+    Chu-Liu-Edmonds maximum spanning tree over one-step scores, with AllenNLP's `decode_mst`.
+
+    `decode_mst` is numpy code for one sentence at a time, so this loops over the batch (as allennlp-models'
+    biaffine parser does). It does not enforce a single root.
+
+    # Parameters
+
+    scores : `torch.Tensor`, `(batch_size, V, V)`, `[head, dependent]`.
+    node_mask : `torch.BoolTensor`, `(batch_size, V)`.
+
+    # Returns
+
+    `(batch_size, V)` heads, 0 at the root and on padding.
+    """
+    lengths = node_mask.sum(dim=-1).tolist()
+    # decode_mst maximises a sum of energies: use the policy's probabilities of each word's head
+    energies = torch.softmax(scores.detach().float().masked_fill(~pair_mask(node_mask), -1e9), dim=1)
+    energies = energies.cpu().numpy()
+    heads = numpy.zeros(node_mask.shape, dtype=numpy.int64)
+    for index, (energy, length) in enumerate(zip(energies, lengths)):
+        energy = energy.copy()
+        # no word may be the parent of the root
+        energy[:, 0] = 0
+        instance_heads, _ = decode_mst(energy, length, has_labels=False)
+        heads[index, :length] = instance_heads[:length]
+    heads[:, 0] = 0
+    return torch.from_numpy(heads).to(scores.device)
