@@ -164,7 +164,7 @@ def is_tree(heads: torch.LongTensor, node_mask: torch.BoolTensor, single_root: b
     acyclic = ~(reachability.diagonal(dim1=1, dim2=2) & node_mask).any(dim=-1)
     tree = in_range.all(dim=-1) & reached & acyclic
     if single_root:
-        tree = tree & (adjacency[:, 0, :].sum(dim=-1) == 1)
+        tree = tree & ((adjacency[:, 0, :].sum(dim=-1) == 1) | ~word_mask.any(dim=-1))
     return tree
 
 

@@ -1,0 +1,125 @@
+from typing import Optional
+
+import torch
+from allennlp.common import Registrable
+from allennlp.common.checks import ConfigurationError
+
+
+def sample_uniform(mask: torch.BoolTensor) -> torch.LongTensor:
+    """
+    `(batch_size,)`: an index drawn uniformly among the `True` entries of each `(batch_size, K)` row
+    (0 for an all-`False` row). Random keys and an argmax keep it batched.
+    """
+    keys = torch.rand(mask.shape, device=mask.device)
+    return keys.masked_fill(~mask, -1.0).argmax(dim=-1)
+
+
+def choose_from_policy(
+    policy_log_probs: torch.Tensor, mask: torch.BoolTensor, greedy: bool
+) -> torch.LongTensor:
+    """
+    `(batch_size,)`: the policy's best edge among the `True` entries of `mask` (`greedy`), or one sampled
+    from the policy renormalised over them (Gumbel-max, exact). 0 for an all-`False` row.
+    """
+    scores = policy_log_probs.detach()
+    if not greedy:
+        uniform = torch.rand(scores.shape, device=scores.device).clamp(1e-10, 1.0 - 1e-7)
+        scores = scores - torch.log(-torch.log(uniform))
+    return scores.masked_fill(~mask, float("-inf")).argmax(dim=-1)
+
+
+class RollIn(Registrable):
+    """
+    A roll-in policy pi^in (Section 3.3): chooses the edge added at each training step, and so the states
+    the policy is trained on. Every roll-in returns only edges that keep the graph a valid tree; where no
+    gold edge is free any more (the roll-in left the gold path), it takes the policy's best valid edge,
+    as the decoder would at test time.
+    """
+
+    default_implementation = "uniform"
+
+    def __call__(
+        self,
+        free: torch.BoolTensor,
+        valid: torch.BoolTensor,
+        policy_log_probs: torch.Tensor,
+        oracle_beta: Optional[float] = None,
+    ) -> torch.LongTensor:
+        """
+        # Parameters
+
+        free : `torch.BoolTensor`, `(batch_size, V, V)`, the free gold edges (`oracles.free_edges`).
+        valid : `torch.BoolTensor`, `(batch_size, V, V)`, the valid edges (`structs.tree.valid_mask`).
+        policy_log_probs : `torch.Tensor`, `(batch_size, V * V)`, the policy at this state (not
+            differentiated through).
+        oracle_beta : `float`, optional
+            The oracle's current `beta`, for roll-ins configured to follow it.
+
+        # Returns
+
+        `(batch_size,)` flattened index `head * V + dependent` of the chosen edge; meaningless for a
+        sentence with no valid edge left (already complete).
+        """
+        batch_size = free.size(0)
+        free = free.reshape(batch_size, -1)
+        valid = valid.reshape(batch_size, -1)
+        choice = self.choose(free, valid, policy_log_probs, oracle_beta)
+        # off the gold path nothing is free: continue as the valid decoder would
+        fallback = choose_from_policy(policy_log_probs, valid, greedy=True)
+        return torch.where(free.any(dim=-1), choice, fallback)
+
+    def choose(
+        self,
+        free: torch.BoolTensor,
+        valid: torch.BoolTensor,
+        policy_log_probs: torch.Tensor,
+        oracle_beta: Optional[float],
+    ) -> torch.LongTensor:
+        """
+        The roll-in's own choice, with `free` and `valid` flattened to `(batch_size, V * V)`; only used for
+        sentences with at least one free edge.
+        """
+        raise NotImplementedError
+
+
+class MixedRollIn(RollIn):
+    """
+    A roll-in that follows the uniform oracle with probability `beta` and a policy-based choice otherwise
+    (the paper's mixtures with a uniform oracle, Section 4.2). The coin is tossed per sentence and step;
+    with sampling this is exactly sampling from `beta * pi*_unif + (1 - beta) * pi^in`, and with `greedy`
+    it keeps `beta` meaningful (an argmax of the mixture would almost always be the policy's argmax).
+
+    # Parameters
+
+    beta : `float`, optional (default = `0.5`)
+        Probability of a uniform free edge.
+    greedy : `bool`, optional (default = `True`)
+        Take the policy's argmax rather than a sample.
+    follow_oracle_beta : `bool`, optional (default = `False`)
+        Use the oracle's current `beta` instead (annealed coaching anneals both, Table 3).
+    """
+
+    def __init__(self, beta: float = 0.5, greedy: bool = True, follow_oracle_beta: bool = False) -> None:
+        if not 0.0 <= beta <= 1.0:
+            raise ConfigurationError(f"roll-in: beta must be in [0, 1], got {beta}")
+        self.beta = beta
+        self.greedy = greedy
+        self.follow_oracle_beta = follow_oracle_beta
+
+    def choose(self, free, valid, policy_log_probs, oracle_beta):
+        beta = self.beta
+        if self.follow_oracle_beta:
+            if oracle_beta is None:
+                raise ConfigurationError(
+                    "roll-in has follow_oracle_beta: true but the oracle has no beta "
+                    "(use a coaching or annealed_coaching oracle)"
+                )
+            beta = oracle_beta
+        policy_choice = self.policy_choice(free, valid, policy_log_probs)
+        use_uniform = torch.rand(free.size(0), device=free.device) < beta
+        return torch.where(use_uniform, sample_uniform(free), policy_choice)
+
+    def policy_choice(
+        self, free: torch.BoolTensor, valid: torch.BoolTensor, policy_log_probs: torch.Tensor
+    ) -> torch.LongTensor:
+        raise NotImplementedError

@@ -1,0 +1,22 @@
+from typing import Optional
+
+import torch
+
+from seqgraph_allennlp.roll_ins.roll_in import RollIn, sample_uniform
+
+
+@RollIn.register("uniform")
+class UniformRollIn(RollIn):
+    """
+    Roll-in with the uniform oracle (Section 3.3, 1): a free gold edge drawn uniformly, so the states are
+    those of a uniformly random order of the gold tree.
+    """
+
+    def choose(
+        self,
+        free: torch.BoolTensor,
+        valid: torch.BoolTensor,
+        policy_log_probs: torch.Tensor,
+        oracle_beta: Optional[float],
+    ) -> torch.LongTensor:
+        return sample_uniform(free)
