@@ -7,6 +7,11 @@ passes. It also imports `allennlp_models.structured_prediction`, so the Dozat & 
 """
 import allennlp_models.structured_prediction  # noqa: F401  (registers biaffine_parser)
 
+from seqgraph_allennlp.common.environment import set_default_environment
+
+set_default_environment()
+
 from seqgraph_allennlp.dataset_readers import SeqGraphUDReader  # noqa: F401
 from seqgraph_allennlp.oracles import Oracle  # noqa: F401
 from seqgraph_allennlp.roll_ins import RollIn  # noqa: F401
+from seqgraph_allennlp.models import SeqGraphParser, Conll18BiaffineParser  # noqa: F401

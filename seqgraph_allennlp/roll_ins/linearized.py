@@ -19,5 +19,6 @@ class LinearizedRollIn(RollIn):
         valid: torch.BoolTensor,
         policy_log_probs: torch.Tensor,
         oracle_beta: Optional[float],
+        generator: Optional[torch.Generator] = None,
     ) -> torch.LongTensor:
         return first_free_edge(free)

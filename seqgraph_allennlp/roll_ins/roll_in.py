@@ -5,17 +5,22 @@ from allennlp.common import Registrable
 from allennlp.common.checks import ConfigurationError
 
 
-def sample_uniform(mask: torch.BoolTensor) -> torch.LongTensor:
+def sample_uniform(
+    mask: torch.BoolTensor, generator: Optional[torch.Generator] = None
+) -> torch.LongTensor:
     """
     `(batch_size,)`: an index drawn uniformly among the `True` entries of each `(batch_size, K)` row
     (0 for an all-`False` row). Random keys and an argmax keep it batched.
     """
-    keys = torch.rand(mask.shape, device=mask.device)
+    keys = torch.rand(mask.shape, device=mask.device, generator=generator)
     return keys.masked_fill(~mask, -1.0).argmax(dim=-1)
 
 
 def choose_from_policy(
-    policy_log_probs: torch.Tensor, mask: torch.BoolTensor, greedy: bool
+    policy_log_probs: torch.Tensor,
+    mask: torch.BoolTensor,
+    greedy: bool,
+    generator: Optional[torch.Generator] = None,
 ) -> torch.LongTensor:
     """
     `(batch_size,)`: the policy's best edge among the `True` entries of `mask` (`greedy`), or one sampled
@@ -23,7 +28,8 @@ def choose_from_policy(
     """
     scores = policy_log_probs.detach()
     if not greedy:
-        uniform = torch.rand(scores.shape, device=scores.device).clamp(1e-10, 1.0 - 1e-7)
+        uniform = torch.rand(scores.shape, device=scores.device, generator=generator)
+        uniform = uniform.clamp(1e-10, 1.0 - 1e-7)
         scores = scores - torch.log(-torch.log(uniform))
     return scores.masked_fill(~mask, float("-inf")).argmax(dim=-1)
 
@@ -44,6 +50,7 @@ class RollIn(Registrable):
         valid: torch.BoolTensor,
         policy_log_probs: torch.Tensor,
         oracle_beta: Optional[float] = None,
+        generator: Optional[torch.Generator] = None,
     ) -> torch.LongTensor:
         """
         # Parameters
@@ -54,6 +61,9 @@ class RollIn(Registrable):
             differentiated through).
         oracle_beta : `float`, optional
             The oracle's current `beta`, for roll-ins configured to follow it.
+        generator : `torch.Generator`, optional
+            Source of randomness; torch's global one by default (the model passes a fixed-seed one
+            outside training, so that validation losses are reproducible).
 
         # Returns
 
@@ -63,7 +73,7 @@ class RollIn(Registrable):
         batch_size = free.size(0)
         free = free.reshape(batch_size, -1)
         valid = valid.reshape(batch_size, -1)
-        choice = self.choose(free, valid, policy_log_probs, oracle_beta)
+        choice = self.choose(free, valid, policy_log_probs, oracle_beta, generator)
         # off the gold path nothing is free: continue as the valid decoder would
         fallback = choose_from_policy(policy_log_probs, valid, greedy=True)
         return torch.where(free.any(dim=-1), choice, fallback)
@@ -74,6 +84,7 @@ class RollIn(Registrable):
         valid: torch.BoolTensor,
         policy_log_probs: torch.Tensor,
         oracle_beta: Optional[float],
+        generator: Optional[torch.Generator],
     ) -> torch.LongTensor:
         """
         The roll-in's own choice, with `free` and `valid` flattened to `(batch_size, V * V)`; only used for
@@ -106,7 +117,7 @@ class MixedRollIn(RollIn):
         self.greedy = greedy
         self.follow_oracle_beta = follow_oracle_beta
 
-    def choose(self, free, valid, policy_log_probs, oracle_beta):
+    def choose(self, free, valid, policy_log_probs, oracle_beta, generator):
         beta = self.beta
         if self.follow_oracle_beta:
             if oracle_beta is None:
@@ -115,11 +126,15 @@ class MixedRollIn(RollIn):
                     "(use a coaching or annealed_coaching oracle)"
                 )
             beta = oracle_beta
-        policy_choice = self.policy_choice(free, valid, policy_log_probs)
-        use_uniform = torch.rand(free.size(0), device=free.device) < beta
-        return torch.where(use_uniform, sample_uniform(free), policy_choice)
+        policy_choice = self.policy_choice(free, valid, policy_log_probs, generator)
+        use_uniform = torch.rand(free.size(0), device=free.device, generator=generator) < beta
+        return torch.where(use_uniform, sample_uniform(free, generator), policy_choice)
 
     def policy_choice(
-        self, free: torch.BoolTensor, valid: torch.BoolTensor, policy_log_probs: torch.Tensor
+        self,
+        free: torch.BoolTensor,
+        valid: torch.BoolTensor,
+        policy_log_probs: torch.Tensor,
+        generator: Optional[torch.Generator],
     ) -> torch.LongTensor:
         raise NotImplementedError

@@ -18,5 +18,6 @@ class UniformRollIn(RollIn):
         valid: torch.BoolTensor,
         policy_log_probs: torch.Tensor,
         oracle_beta: Optional[float],
+        generator: Optional[torch.Generator] = None,
     ) -> torch.LongTensor:
-        return sample_uniform(free)
+        return sample_uniform(free, generator)

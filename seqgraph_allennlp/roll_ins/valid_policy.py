@@ -17,5 +17,5 @@ class ValidPolicyRollIn(MixedRollIn):
     follow_oracle_beta : `bool`, optional (default = `False`)
     """
 
-    def policy_choice(self, free, valid, policy_log_probs) -> torch.LongTensor:
-        return choose_from_policy(policy_log_probs, valid, self.greedy)
+    def policy_choice(self, free, valid, policy_log_probs, generator) -> torch.LongTensor:
+        return choose_from_policy(policy_log_probs, valid, self.greedy, generator)

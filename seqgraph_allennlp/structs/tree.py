@@ -17,7 +17,7 @@ from typing import Callable, NamedTuple, Optional, Tuple
 import numpy
 import torch
 from allennlp.nn.chu_liu_edmonds import decode_mst
-from allennlp.nn.util import masked_log_softmax
+from allennlp.nn.util import min_value_of_dtype, replace_masked_values
 
 
 def pair_mask(node_mask: torch.BoolTensor) -> torch.BoolTensor:
@@ -31,6 +31,9 @@ def edge_log_probs(scores: torch.Tensor, node_mask: torch.BoolTensor) -> torch.T
     """
     The policy of equation (5): a softmax over all flattened `V x V` edge scores, padding masked.
 
+    Padding gets the smallest float rather than `masked_log_softmax`'s `log(1e-13)` offset, so that no
+    padded edge keeps mass whatever its score and a sentence's policy does not depend on its batch.
+
     # Parameters
 
     scores : `torch.Tensor`, `(batch_size, V, V)`, indexed `[head, dependent]`.
@@ -41,9 +44,11 @@ def edge_log_probs(scores: torch.Tensor, node_mask: torch.BoolTensor) -> torch.T
     `(batch_size, V * V)` log-probabilities.
     """
     batch_size = scores.size(0)
-    return masked_log_softmax(
-        scores.reshape(batch_size, -1), pair_mask(node_mask).reshape(batch_size, -1), dim=-1
+    flat_mask = pair_mask(node_mask).reshape(batch_size, -1)
+    flat_scores = replace_masked_values(
+        scores.reshape(batch_size, -1), flat_mask, min_value_of_dtype(scores.dtype)
     )
+    return torch.log_softmax(flat_scores, dim=-1)
 
 
 def valid_mask(
@@ -116,8 +121,9 @@ def add_edge(
     head_one_hot = torch.nn.functional.one_hot(head, num_nodes).bool() & active.unsqueeze(-1)
     dependent_one_hot = torch.nn.functional.one_hot(dependent, num_nodes).bool() & active.unsqueeze(-1)
     new_adjacency = adjacency | (head_one_hot.unsqueeze(2) & dependent_one_hot.unsqueeze(1))
-    # shape (batch_size, V): ancestors of head plus head; descendants of dependent plus dependent
-    reaches_head = reachability[batch_index, :, head] | head_one_hot
+    # shape (batch_size, V): ancestors of head plus head; descendants of dependent plus dependent (nothing
+    # for an inactive sentence, whose head and dependent are not added)
+    reaches_head = (reachability[batch_index, :, head] | head_one_hot) & active.unsqueeze(-1)
     reached_from_dependent = reachability[batch_index, dependent, :] | dependent_one_hot
     new_reachability = reachability | (reaches_head.unsqueeze(2) & reached_from_dependent.unsqueeze(1))
     return new_adjacency, new_reachability
@@ -224,13 +230,15 @@ def greedy_valid_decode(
     last_edges: Optional[torch.BoolTensor] = None
     step = 0
     while bool((num_added < num_words).any()):
-        # shape (batch_size, V * V)
-        probabilities = edge_log_probs(score_function(last_edges), node_mask).exp()
+        # shape (batch_size, V * V); choose in log space: probabilities of unlikely edges underflow to 0 and
+        # would tie, losing the score order among them
+        log_probabilities = edge_log_probs(score_function(last_edges), node_mask)
         step_edges = torch.zeros_like(adjacency)
         first = True
         while True:
             valid = valid_mask(adjacency, reachability, node_mask, single_root).reshape(batch_size, -1)
-            best_probability, best = probabilities.masked_fill(~valid, -1.0).max(dim=-1)
+            best_log_probability, best = log_probabilities.masked_fill(~valid, float("-inf")).max(dim=-1)
+            best_probability = best_log_probability.exp()
             active = valid.any(dim=-1)
             if not first:
                 active = active & (best_probability >= tau)
@@ -282,14 +290,15 @@ def mst_decode(scores: torch.Tensor, node_mask: torch.BoolTensor) -> torch.LongT
     `(batch_size, V)` heads, 0 at the root and on padding.
     """
     lengths = node_mask.sum(dim=-1).tolist()
-    # decode_mst maximises a sum of energies: use the policy's probabilities of each word's head
-    energies = torch.softmax(scores.detach().float().masked_fill(~pair_mask(node_mask), -1e9), dim=1)
+    # decode_mst maximises a sum of energies: use the log-probabilities of each word's head, so the tree is
+    # the most probable one under the head-factored model (a sum of probabilities is not)
+    energies = torch.log_softmax(scores.detach().float().masked_fill(~pair_mask(node_mask), -1e9), dim=1)
     energies = energies.cpu().numpy()
     heads = numpy.zeros(node_mask.shape, dtype=numpy.int64)
     for index, (energy, length) in enumerate(zip(energies, lengths)):
         energy = energy.copy()
-        # no word may be the parent of the root
-        energy[:, 0] = 0
+        # no word may be the parent of the root (decode_mst never reads column 0; kept for clarity)
+        energy[:, 0] = -1e9
         instance_heads, _ = decode_mst(energy, length, has_labels=False)
         heads[index, :length] = instance_heads[:length]
     heads[:, 0] = 0

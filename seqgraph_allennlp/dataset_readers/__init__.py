@@ -1,0 +1,1 @@
+from seqgraph_allennlp.dataset_readers.seqgraph_ud import SeqGraphUDReader  # noqa: F401

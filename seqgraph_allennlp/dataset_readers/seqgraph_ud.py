@@ -1,0 +1,171 @@
+import itertools
+import logging
+from typing import Dict, Iterator, List, Optional
+
+from allennlp.common.checks import ConfigurationError
+from allennlp.common.file_utils import cached_path
+from allennlp.data.dataset_readers.dataset_reader import DatasetReader
+from allennlp.data.fields import Field, MetadataField, SequenceLabelField, TextField
+from allennlp.data.instance import Instance
+from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenCharactersIndexer, TokenIndexer
+from allennlp.data.tokenizers import Token
+
+from seqgraph_allennlp.common.conllu import ConlluError, ConlluSentence, check_tree, read_sentences
+
+logger = logging.getLogger(__name__)
+
+POS_TAG_COLUMNS = ("upos", "xpos")
+
+
+@DatasetReader.register("seqgraph_ud")
+class SeqGraphUDReader(DatasetReader):
+    """
+    Reads a CoNLL-U (Universal Dependencies) file lazily, one sentence at a time, into instances for a
+    dependency parser. Field names and label namespaces are those of allennlp-models'
+    `universal_dependencies` reader, so the same reader also feeds `biaffine_parser` (which needs
+    `pos_tags: "upos"` or `"xpos"`).
+
+    Only words (integer ids) become tokens: multiword-token ranges (`3-4`) and empty nodes (`8.1`) are left
+    out of the parse but kept, with comments and every column, in `metadata["conllu"]`, so that a predictor
+    writes its output line for line like the input (`seqgraph_allennlp.common.conllu.format_sentence`).
+
+    Each instance has these fields:
+
+    * `words` : `TextField` of the word forms;
+    * `pos_tags` : `SequenceLabelField` (namespace `"pos"`), only when `pos_tags` is set;
+    * `head_indices` : `SequenceLabelField` of 1-based head word ids, 0 the root (namespace
+      `"head_index_tags"`), and `head_tags` : `SequenceLabelField` of relations (namespace `"head_tags"`),
+      only when every word has a gold HEAD and DEPREL (a sentence with `_` heads is raw text to parse);
+    * `metadata` : `MetadataField` with `"words"` (the forms), `"pos"` (the tags or `None`) and `"conllu"`
+      (the `ConlluSentence`, or `None` for an instance made from a plain word list).
+
+    # Parameters
+
+    token_indexers : `Dict[str, TokenIndexer]`, optional (default = `{"tokens": SingleIdTokenIndexer(),
+        "token_characters": TokenCharactersIndexer(min_padding_length=3)}`)
+        The indexers for the words: word ids (case kept) and characters by default.
+    pos_tags : `str`, optional (default = `None`)
+        Which CoNLL-U column gives the `pos_tags` field: `"upos"`, `"xpos"`, or `None` for no tags (the
+        default, since raw text to be parsed has no gold tags).
+    skip_invalid_trees : `bool`, optional (default = `False`)
+        A sentence whose gold heads are not a tree (no root word, several, or a cycle) is an error; with
+        `True` it is skipped with a warning naming the file and line instead.
+    max_sentences : `int`, optional (default = `None`)
+        Read only the first `max_sentences` sentences of each file (skipped ones included), e.g. to train
+        on a subset. `None` reads them all.
+    **kwargs
+        Passed to `DatasetReader` (e.g. `max_instances`). Sharding across processes and workers is
+        always done by this reader.
+
+    Malformed input raises `seqgraph_allennlp.common.conllu.ConlluError`, whose message names the file
+    and line.
+    """
+
+    def __init__(
+        self,
+        token_indexers: Dict[str, TokenIndexer] = None,
+        pos_tags: Optional[str] = None,
+        skip_invalid_trees: bool = False,
+        max_sentences: Optional[int] = None,
+        **kwargs,
+    ) -> None:
+        super().__init__(
+            manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs
+        )
+        if pos_tags not in POS_TAG_COLUMNS + (None,):
+            raise ConfigurationError(
+                f"pos_tags must be one of 'upos', 'xpos' or null (no tags), got {pos_tags!r}"
+            )
+        if max_sentences is not None and max_sentences < 0:
+            raise ConfigurationError(f"max_sentences must be >= 0 or null, got {max_sentences}")
+        self._token_indexers = token_indexers or {
+            "tokens": SingleIdTokenIndexer(lowercase_tokens=False),
+            # The character CNN's widest filter needs at least 3 characters per word.
+            "token_characters": TokenCharactersIndexer(min_padding_length=3),
+        }
+        self.pos_tags = pos_tags
+        self.skip_invalid_trees = skip_invalid_trees
+        self.max_sentences = max_sentences
+
+    def _read(self, file_path: str) -> Iterator[Instance]:
+        # A URL is downloaded to the cache; error messages still name what the user wrote.
+        local_path = cached_path(file_path)
+        logger.info("Reading CoNLL-U sentences from %s", file_path)
+        sentences: Iterator[ConlluSentence] = read_sentences(local_path, display_path=str(file_path))
+        if self.max_sentences is not None:
+            # Cut before sharding, so that all workers together read the same first sentences.
+            sentences = itertools.islice(sentences, self.max_sentences)
+        for sentence in self.shard_iterable(sentences):
+            if sentence.has_heads:
+                try:
+                    check_tree(sentence)
+                except ConlluError as error:
+                    if not self.skip_invalid_trees:
+                        raise
+                    logger.warning("Skipping a sentence: %s", error)
+                    continue
+            yield self.text_to_instance(
+                sentence.forms,
+                getattr(sentence, self.pos_tags) if self.pos_tags else None,
+                sentence.heads if sentence.has_gold_tree else None,
+                sentence.deprels if sentence.has_gold_tree else None,
+                sentence,
+            )
+
+    def text_to_instance(
+        self,  # type: ignore
+        words: List[str],
+        pos_tags: List[str] = None,
+        heads: List[int] = None,
+        deprels: List[str] = None,
+        sentence: ConlluSentence = None,
+    ) -> Instance:
+        """
+        # Parameters
+
+        words : `List[str]`
+            The words of the sentence.
+        pos_tags : `List[str]`, optional (default = `None`)
+            One tag per word; without them the instance has no `pos_tags` field.
+        heads : `List[int]`, optional (default = `None`)
+            The gold head of each word, 1-based with 0 the root. Given together with `deprels`.
+        deprels : `List[str]`, optional (default = `None`)
+            The gold relation of each word to its head.
+        sentence : `ConlluSentence`, optional (default = `None`)
+            The sentence as read, kept in the metadata for writing predictions back as CoNLL-U.
+
+        # Returns
+
+        An `Instance` with the fields described in the class docstring.
+        """
+        if (heads is None) != (deprels is None):
+            raise ValueError("heads and deprels must be given together")
+        for name, values in (("pos_tags", pos_tags), ("heads", heads), ("deprels", deprels)):
+            if values is not None and len(values) != len(words):
+                raise ValueError(f"{len(words)} words but {len(values)} {name}")
+
+        fields: Dict[str, Field] = {}
+        # Indexers are added by `apply_token_indexers`, so that data-loader workers can build instances.
+        text_field = TextField([Token(word) for word in words])
+        fields["words"] = text_field
+        if pos_tags is not None:
+            fields["pos_tags"] = SequenceLabelField(pos_tags, text_field, label_namespace="pos")
+        if heads is not None:
+            # As in allennlp-models, the root gets no dummy label: head index 0 with its own relation.
+            fields["head_tags"] = SequenceLabelField(
+                list(deprels), text_field, label_namespace="head_tags"
+            )
+            fields["head_indices"] = SequenceLabelField(
+                list(heads), text_field, label_namespace="head_index_tags"
+            )
+        fields["metadata"] = MetadataField(
+            {
+                "words": list(words),
+                "pos": list(pos_tags) if pos_tags is not None else None,
+                "conllu": sentence,
+            }
+        )
+        return Instance(fields)
+
+    def apply_token_indexers(self, instance: Instance) -> None:
+        instance.fields["words"]._token_indexers = self._token_indexers  # type: ignore

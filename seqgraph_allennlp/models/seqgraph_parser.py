@@ -1,0 +1,424 @@
+import copy
+import logging
+from contextlib import nullcontext
+from typing import Any, Callable, Dict, List, Optional
+
+import torch
+from allennlp.common.checks import ConfigurationError, check_dimensions_match
+from allennlp.data import TextFieldTensors, Vocabulary
+from allennlp.models.model import Model
+from allennlp.modules import FeedForward, InputVariationalDropout, Seq2SeqEncoder, TextFieldEmbedder
+from allennlp.modules.matrix_attention import BilinearMatrixAttention
+from allennlp.nn import Activation, InitializerApplicator
+from allennlp.nn.util import get_final_encoder_states, get_text_field_mask, masked_log_softmax
+from allennlp.training.metrics import AttachmentScores, Average
+
+from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
+from seqgraph_allennlp.oracles import Oracle, free_edges
+from seqgraph_allennlp.oracles.uniform import UniformOracle
+from seqgraph_allennlp.roll_ins import RollIn
+from seqgraph_allennlp.roll_ins.uniform import UniformRollIn
+from seqgraph_allennlp.structs.tree import (
+    add_edge,
+    edge_log_probs,
+    greedy_valid_decode,
+    heads_to_adjacency,
+    mst_decode,
+    valid_mask,
+)
+
+logger = logging.getLogger(__name__)
+
+
+def kl_divergence(target: torch.Tensor, log_probs: torch.Tensor) -> torch.Tensor:
+    """
+    `(batch_size,)` `KL(target || policy)` over flattened edges, `0 log 0 = 0`.
+    """
+    positive = target > 0
+    terms = target * (torch.log(target.clamp(min=1e-30)) - log_probs)
+    return torch.where(positive, terms, torch.zeros_like(terms)).sum(dim=-1)
+
+
+@Model.register("seqgraph_parser")
+class SeqGraphParser(Model):
+    """
+    The Sequential Graph Dependency Parser (Welleck & Cho, 2019).
+
+    A `TextFieldEmbedder` and a `Seq2SeqEncoder` encode the sentence, a learned root vector is prepended,
+    head and dependent MLPs and a biaffine scorer give the initial scores `S_0[head, dependent]`. With
+    `recurrent: true` a `RecurrentWeight` module updates the scores after every edge (Section 2.2) and the
+    tree is built one edge per step. With gold heads, `forward` rolls in with the configured `roll_in` and
+    trains with `KL(oracle || policy)` at every state (Section 3); it always decodes with the valid decoder
+    (Appendix A) for predictions and metrics.
+
+    With `recurrent: false` this is the paper's "One-Step" model: only `S_0`, trained with one
+    uniform-oracle KL step over all gold edges, decoded with the valid decoder (`decoder: "valid"`) or
+    Chu-Liu-Edmonds (`decoder: "mst"`).
+
+    # Parameters
+
+    vocab : `Vocabulary`
+    text_field_embedder : `TextFieldEmbedder`
+    encoder : `Seq2SeqEncoder`
+    arc_representation_dim : `int`, optional (default = `500`)
+        Output size of the head and dependent MLPs.
+    tag_representation_dim : `int`, optional (default = `100`)
+        Output size of the label MLPs.
+    recurrent : `bool`, optional (default = `True`)
+    recurrent_weight : `RecurrentWeight`, optional
+        Sizes of the recurrent weight model (its `encoder_dim` is filled in from the encoder).
+    oracle : `Oracle`, optional (default = `uniform`)
+    roll_in : `RollIn`, optional (default = `uniform`)
+    decoder : `str`, optional (default = `"valid"`)
+        `"valid"` or, for the one-step model, `"mst"`.
+    tau : `float`, optional (default = `None`)
+        Multi-edge decoding threshold (Appendix A); `None` adds one edge per step.
+    single_root : `bool`, optional (default = `True`)
+        Decode trees whose root has exactly one child, as UD requires.
+    predict_labels : `bool`, optional (default = `True`)
+        Train and apply a dependency label classifier on (head, dependent) pairs, for LAS.
+    pos_tag_embedding : `Embedding`, optional (default = `None`)
+    dropout : `float`, optional (default = `0.0`)
+        Variational dropout on the encoder output and the MLPs.
+    input_dropout : `float`, optional (default = `0.0`)
+    initializer : `InitializerApplicator`, optional
+    """
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        text_field_embedder: TextFieldEmbedder,
+        encoder: Seq2SeqEncoder,
+        arc_representation_dim: int = 500,
+        tag_representation_dim: int = 100,
+        recurrent: bool = True,
+        recurrent_weight: Optional[Dict[str, Any]] = None,
+        oracle: Optional[Oracle] = None,
+        roll_in: Optional[RollIn] = None,
+        decoder: str = "valid",
+        tau: Optional[float] = None,
+        single_root: bool = True,
+        predict_labels: bool = True,
+        pos_tag_embedding: Optional[torch.nn.Module] = None,
+        dropout: float = 0.0,
+        input_dropout: float = 0.0,
+        initializer: InitializerApplicator = InitializerApplicator(),
+        **kwargs,
+    ) -> None:
+        super().__init__(vocab, **kwargs)
+        if decoder not in ("valid", "mst"):
+            raise ConfigurationError(f'seqgraph_parser: decoder must be "valid" or "mst", got "{decoder}"')
+        if decoder == "mst" and recurrent:
+            raise ConfigurationError(
+                'seqgraph_parser: decoder "mst" needs one set of scores: use it with recurrent: false'
+            )
+        if not recurrent and (oracle is not None or roll_in is not None):
+            raise ConfigurationError(
+                "seqgraph_parser: the one-step model (recurrent: false) trains with one uniform-oracle "
+                "step over all gold edges; remove `oracle` and `roll_in` from the config"
+            )
+        if tau is not None and not 0.0 < tau <= 1.0:
+            raise ConfigurationError(f"seqgraph_parser: tau must be in (0, 1], got {tau}")
+
+        self.text_field_embedder = text_field_embedder
+        self.encoder = encoder
+        self._pos_tag_embedding = pos_tag_embedding
+        encoder_dim = encoder.get_output_dim()
+        representation_dim = text_field_embedder.get_output_dim()
+        if pos_tag_embedding is not None:
+            representation_dim += pos_tag_embedding.get_output_dim()
+        check_dimensions_match(
+            representation_dim, encoder.get_input_dim(), "text field embedding dim", "encoder input dim"
+        )
+
+        self.head_arc_feedforward = FeedForward(
+            encoder_dim, 1, arc_representation_dim, Activation.by_name("elu")()
+        )
+        self.dependent_arc_feedforward = copy.deepcopy(self.head_arc_feedforward)
+        self.arc_attention = BilinearMatrixAttention(
+            arc_representation_dim, arc_representation_dim, use_input_biases=True
+        )
+        # a constant added to every edge score cancels in the softmax over all edges: never trained
+        self.arc_attention._bias.requires_grad_(False)
+
+        self.recurrent = recurrent
+        self.recurrent_weight = (
+            RecurrentWeight(encoder_dim=encoder_dim, **(recurrent_weight or {})) if recurrent else None
+        )
+        self.oracle = oracle or UniformOracle()
+        self.roll_in = roll_in or UniformRollIn()
+        self.decoder = decoder
+        self.tau = tau
+        self.single_root = single_root
+
+        self.predict_labels = predict_labels
+        if predict_labels:
+            num_labels = vocab.get_vocab_size("head_tags")
+            self.head_tag_feedforward = FeedForward(
+                encoder_dim, 1, tag_representation_dim, Activation.by_name("elu")()
+            )
+            self.dependent_tag_feedforward = copy.deepcopy(self.head_tag_feedforward)
+            self.tag_bilinear = torch.nn.Bilinear(
+                tag_representation_dim, tag_representation_dim, num_labels
+            )
+
+        self._dropout = InputVariationalDropout(dropout)
+        self._input_dropout = torch.nn.Dropout(input_dropout)
+        # the root x_0, prepended to the encoded sentence as allennlp-models' biaffine parser does
+        self._root_vector = torch.nn.Parameter(torch.randn(1, 1, encoder_dim))
+
+        self._attachment_scores = AttachmentScores()
+        self._kl = Average()
+        initializer(self)
+
+    @property
+    def max_sentence_length(self) -> Optional[int]:
+        return self.recurrent_weight.max_sentence_length if self.recurrent_weight is not None else None
+
+    def forward(
+        self,  # type: ignore
+        words: TextFieldTensors,
+        metadata: List[Dict[str, Any]] = None,
+        pos_tags: torch.LongTensor = None,
+        head_tags: torch.LongTensor = None,
+        head_indices: torch.LongTensor = None,
+    ) -> Dict[str, torch.Tensor]:
+        """
+        # Parameters
+
+        words : `TextFieldTensors`
+        metadata : `List[Dict[str, Any]]`, optional
+            From the reader; `words` is copied to the output.
+        pos_tags : `torch.LongTensor`, optional, `(batch_size, N)`
+        head_tags : `torch.LongTensor`, optional, `(batch_size, N)`, gold labels.
+        head_indices : `torch.LongTensor`, optional, `(batch_size, N)`, gold heads (0 is the root).
+
+        # Returns
+
+        `heads` and `head_tags` `(batch_size, V)` (root first), `edges` `(batch_size, N, 2)` in generation
+        order, `edge_steps` and `edge_probabilities` `(batch_size, N)`, `mask` `(batch_size, V)`, and with
+        gold heads `loss` (the mean KL plus `label_loss`).
+        """
+        # shape (batch_size, N)
+        mask = get_text_field_mask(words)
+        batch_size, num_words = mask.shape
+        if self.max_sentence_length is not None and num_words > self.max_sentence_length:
+            lengths = mask.sum(dim=-1).tolist()
+            raise ValueError(
+                f"seqgraph_parser: a sentence of {max(lengths)} words is longer than this model's "
+                f"max_sentence_length={self.max_sentence_length} (its position embeddings); split the "
+                "sentence or train with a larger recurrent_weight.max_sentence_length"
+            )
+        embedded = self.text_field_embedder(words)
+        if self._pos_tag_embedding is not None:
+            if pos_tags is None:
+                raise ConfigurationError(
+                    "seqgraph_parser uses a POS embedding but the reader gives no pos_tags "
+                    '(set the reader\'s pos_tags to "upos" or "xpos")'
+                )
+            embedded = torch.cat([embedded, self._pos_tag_embedding(pos_tags)], dim=-1)
+        encoded = self.encoder(self._input_dropout(embedded), mask)
+        final_state = get_final_encoder_states(encoded, mask, self.encoder.is_bidirectional())
+
+        # shape (batch_size, V, encoder_dim), V = N + 1 with the root first
+        encoded = torch.cat([self._root_vector.expand(batch_size, 1, -1), encoded], dim=1)
+        node_mask = torch.cat([mask.new_ones(batch_size, 1), mask], dim=1)
+        encoded = self._dropout(encoded)
+
+        # shape (batch_size, V, V): S_0[head, dependent]
+        initial_scores = self.arc_attention(
+            self._dropout(self.head_arc_feedforward(encoded)),
+            self._dropout(self.dependent_arc_feedforward(encoded)),
+        )
+
+        output: Dict[str, Any] = {"mask": node_mask}
+        gold_heads = None
+        if head_indices is not None:
+            gold_heads = torch.cat([head_indices.new_zeros(batch_size, 1), head_indices], dim=1)
+            kl = self._learning_to_search_loss(initial_scores, encoded, final_state, node_mask, gold_heads)
+            self._kl(kl.item())
+            output["loss"] = kl
+            if self.training:
+                self.oracle.update()
+
+        # the decoder never needs gradients; during training it only feeds the metrics
+        with torch.no_grad() if self.training else nullcontext():
+            heads, decoding = self._decode(initial_scores, encoded, final_state, node_mask)
+        output["heads"] = heads
+        if decoding is not None:
+            output["edges"] = decoding.edges
+            output["edge_steps"] = decoding.edge_steps
+            output["edge_probabilities"] = decoding.edge_probabilities
+
+        predicted_labels = torch.zeros_like(heads)
+        if self.predict_labels:
+            head_tag_representation = self._dropout(self.head_tag_feedforward(encoded))
+            dependent_tag_representation = self._dropout(self.dependent_tag_feedforward(encoded))
+            predicted_labels = self._label_logits(
+                head_tag_representation, dependent_tag_representation, heads
+            ).argmax(dim=-1)
+            if gold_heads is not None and head_tags is not None:
+                gold_labels = torch.cat([head_tags.new_zeros(batch_size, 1), head_tags], dim=1)
+                label_log_probs = torch.log_softmax(
+                    self._label_logits(head_tag_representation, dependent_tag_representation, gold_heads),
+                    dim=-1,
+                )
+                # shape (batch_size, V)
+                label_nll = -label_log_probs.gather(-1, gold_labels.unsqueeze(-1)).squeeze(-1)
+                word_mask = node_mask.clone()
+                word_mask[:, 0] = False
+                label_loss = (label_nll * word_mask).sum() / word_mask.sum().clamp(min=1)
+                output["label_loss"] = label_loss
+                output["loss"] = output["loss"] + label_loss
+        output["head_tags"] = predicted_labels
+
+        if gold_heads is not None:
+            # every word counts, punctuation included (CoNLL 2018)
+            self._attachment_scores(
+                heads[:, 1:],
+                predicted_labels[:, 1:],
+                head_indices,
+                head_tags if head_tags is not None and self.predict_labels else predicted_labels[:, 1:],
+                mask,
+            )
+        if metadata is not None:
+            output["words"] = [instance["words"] for instance in metadata]
+        return output
+
+    def _score_function(
+        self,
+        initial_scores: torch.Tensor,
+        encoded: torch.Tensor,
+        final_state: torch.Tensor,
+    ) -> Callable[[Optional[torch.BoolTensor]], torch.Tensor]:
+        """
+        A closure that returns `S_t` given the edges added at step `t - 1`: `S_0` for the one-step model,
+        `S_{t-1} + BiAffine(emb_h W_t, emb_d W_t)` for the recurrent one.
+        """
+        if self.recurrent_weight is None:
+            return lambda last_edges: initial_scores
+        recurrent_weight = self.recurrent_weight
+        state = recurrent_weight.initial_state(final_state)
+        scores = initial_scores
+
+        def step(last_edges: Optional[torch.BoolTensor]) -> torch.Tensor:
+            nonlocal state, scores
+            delta, state = recurrent_weight(state, encoded, last_edges)
+            scores = scores + delta
+            return scores
+
+        return step
+
+    def _learning_to_search_loss(
+        self,
+        initial_scores: torch.Tensor,
+        encoded: torch.Tensor,
+        final_state: torch.Tensor,
+        node_mask: torch.BoolTensor,
+        gold_heads: torch.LongTensor,
+    ) -> torch.Tensor:
+        """
+        Equation (6): roll in with `self.roll_in` and average `KL(oracle || policy)` over the states
+        `s_1 .. s_N` of every sentence (states with no free edge left add nothing). The one-step model
+        takes only the first state, with every gold edge free and a uniform target.
+        """
+        batch_size, num_nodes = node_mask.shape
+        gold_adjacency = heads_to_adjacency(gold_heads, node_mask)
+        score_function = self._score_function(initial_scores, encoded, final_state)
+        adjacency = torch.zeros_like(gold_adjacency)
+        reachability = torch.zeros_like(gold_adjacency)
+        last_edges: Optional[torch.BoolTensor] = None
+        num_steps = num_nodes - 1 if self.recurrent else 1
+
+        # outside training the roll-in's coins come from a fixed seed: validation losses are reproducible
+        generator = None
+        if not self.training:
+            generator = torch.Generator(device=initial_scores.device).manual_seed(0)
+        total = initial_scores.new_zeros(())
+        count = initial_scores.new_zeros(())
+        for step in range(num_steps):
+            # shape (batch_size, V * V)
+            log_probs = edge_log_probs(score_function(last_edges), node_mask)
+            valid = valid_mask(adjacency, reachability, node_mask, self.single_root)
+            free = free_edges(gold_adjacency, valid)
+            target = self.oracle(free, log_probs)
+            # shape (batch_size,)
+            has_target = free.reshape(batch_size, -1).any(dim=-1)
+            total = total + (kl_divergence(target, log_probs) * has_target).sum()
+            count = count + has_target.sum()
+            if step == num_steps - 1:
+                break
+            active = valid.reshape(batch_size, -1).any(dim=-1)
+            choice = self.roll_in(free, valid, log_probs.detach(), self.oracle.beta, generator)
+            head = choice // num_nodes
+            dependent = choice % num_nodes
+            new_adjacency, reachability = add_edge(adjacency, reachability, head, dependent, active)
+            last_edges = new_adjacency & ~adjacency
+            adjacency = new_adjacency
+        return total / count.clamp(min=1)
+
+    def _decode(self, initial_scores, encoded, final_state, node_mask):
+        if self.decoder == "mst":
+            return mst_decode(initial_scores, node_mask), None
+        decoding = greedy_valid_decode(
+            self._score_function(initial_scores, encoded, final_state),
+            node_mask,
+            single_root=self.single_root,
+            tau=self.tau,
+        )
+        return decoding.heads, decoding
+
+    def _label_logits(
+        self,
+        head_tag_representation: torch.Tensor,
+        dependent_tag_representation: torch.Tensor,
+        heads: torch.LongTensor,
+    ) -> torch.Tensor:
+        """
+        `(batch_size, V, num_labels)` label scores of each word with the given head (as allennlp-models'
+        biaffine parser scores tags).
+        """
+        batch_index = torch.arange(heads.size(0), device=heads.device).unsqueeze(1)
+        selected_heads = head_tag_representation[batch_index, heads].contiguous()
+        return self.tag_bilinear(selected_heads, dependent_tag_representation)
+
+    def make_output_human_readable(self, output_dict: Dict[str, Any]) -> Dict[str, Any]:
+        heads = output_dict.pop("heads").cpu()
+        labels = output_dict.pop("head_tags").cpu()
+        mask = output_dict.pop("mask").cpu()
+        lengths = mask.sum(dim=-1).tolist()
+        edges = output_dict.pop("edges", None)
+        probabilities = output_dict.pop("edge_probabilities", None)
+        output_dict.pop("edge_steps", None)
+        predicted_heads, predicted_dependencies, orders, edge_probabilities = [], [], [], []
+        for index, length in enumerate(lengths):
+            num_words = length - 1
+            predicted_heads.append(heads[index, 1:length].tolist())
+            if self.predict_labels:
+                predicted_dependencies.append(
+                    [
+                        self.vocab.get_token_from_index(label, "head_tags")
+                        for label in labels[index, 1:length].tolist()
+                    ]
+                )
+            else:
+                predicted_dependencies.append(["_"] * num_words)
+            if edges is not None:
+                orders.append(edges[index, :num_words].cpu().tolist())
+                edge_probabilities.append(probabilities[index, :num_words].cpu().tolist())
+        output_dict["predicted_heads"] = predicted_heads
+        output_dict["predicted_dependencies"] = predicted_dependencies
+        if edges is not None:
+            output_dict["generation_order"] = orders
+            output_dict["edge_probabilities"] = edge_probabilities
+        return output_dict
+
+    def get_metrics(self, reset: bool = False) -> Dict[str, float]:
+        metrics = self._attachment_scores.get_metric(reset)
+        if not self.predict_labels:
+            metrics = {key: value for key, value in metrics.items() if key in ("UAS", "UEM")}
+        metrics["kl"] = self._kl.get_metric(reset)
+        return metrics
+
+    default_predictor = "seqgraph_parser"
+

@@ -1,0 +1,115 @@
+from typing import Optional, Tuple
+
+import torch
+from allennlp.common import FromParams
+from allennlp.modules.matrix_attention import BilinearMatrixAttention
+
+# (h, c) of the LSTM cell
+RecurrentState = Tuple[torch.Tensor, torch.Tensor]
+
+
+class RecurrentWeight(torch.nn.Module, FromParams):
+    """
+    The recurrent weight update of Section 2.2: after every predicted edge an LSTM cell reads the edge's
+    embedding and emits a weight matrix `W_t` (`d_emb x d_H`) that turns position embeddings into head and
+    dependent representations, whose biaffine score is added to the previous scores:
+
+        W_t, h_t = LSTM(f_emb(E_{t-1}), h_{t-1})
+        H_head = emb_h(0..N) W_t,   H_dep = emb_d(0..N) W_t
+        S_t = S_{t-1} + BiAffine(H_head, H_dep)
+
+    with `f_emb(i -> j) = [W_e H_enc[i] - W_e H_enc[j]; emb_h(i); emb_d(j)]`, a learned start vector before
+    the first edge, and `h_0` a linear map of the encoder's final state. When a step adds several edges
+    (multi-edge decoding), `f_emb` is their mean, a permutation-invariant choice the paper's draft names.
+
+    # Parameters
+
+    encoder_dim : `int`
+        Dimension of the encoder's output `H_enc` (and of its final state).
+    hidden_dim : `int`, optional (default = `256`)
+        LSTM cell size.
+    edge_dim : `int`, optional (default = `128`)
+        `d_e`, the size of `W_e H_enc`.
+    position_dim : `int`, optional (default = `64`)
+        `d_emb`, the size of the position embeddings `emb_h` and `emb_d`.
+    weight_dim : `int`, optional (default = `64`)
+        `d_H`, the width of the generated `W_t`.
+    max_sentence_length : `int`, optional (default = `512`)
+        Number of word positions the embeddings cover (the root takes one more).
+    """
+
+    def __init__(
+        self,
+        encoder_dim: int,
+        hidden_dim: int = 256,
+        edge_dim: int = 128,
+        position_dim: int = 64,
+        weight_dim: int = 64,
+        max_sentence_length: int = 512,
+    ) -> None:
+        super().__init__()
+        self.max_sentence_length = max_sentence_length
+        self._position_dim = position_dim
+        self._weight_dim = weight_dim
+        self.edge_projection = torch.nn.Linear(encoder_dim, edge_dim, bias=False)
+        self.head_positions = torch.nn.Embedding(max_sentence_length + 1, position_dim)
+        self.dependent_positions = torch.nn.Embedding(max_sentence_length + 1, position_dim)
+        input_dim = edge_dim + 2 * position_dim
+        self.start_edge = torch.nn.Parameter(torch.randn(input_dim) * 0.01)
+        self.initial_hidden = torch.nn.Linear(encoder_dim, hidden_dim)
+        self.cell = torch.nn.LSTMCell(input_dim, hidden_dim)
+        self.weight_generator = torch.nn.Linear(hidden_dim, position_dim * weight_dim)
+        self.attention = BilinearMatrixAttention(weight_dim, weight_dim, use_input_biases=True)
+        # a constant added to every edge score cancels in the softmax over all edges: never trained
+        self.attention._bias.requires_grad_(False)
+
+    def initial_state(self, final_encoder_state: torch.Tensor) -> RecurrentState:
+        """
+        `h_0` from the encoder's final state `(batch_size, encoder_dim)`; `c_0` is zero.
+        """
+        hidden = self.initial_hidden(final_encoder_state)
+        return hidden, torch.zeros_like(hidden)
+
+    def embed_edges(self, encoded: torch.Tensor, edges: Optional[torch.BoolTensor]) -> torch.Tensor:
+        """
+        `f_emb` of the edges added at the last step, `(batch_size, d_e + 2 d_emb)`; the start vector where
+        there are none (`edges` is `None` at the first step).
+
+        # Parameters
+
+        encoded : `torch.Tensor`, `(batch_size, V, encoder_dim)`, `H_enc` with the root first.
+        edges : `torch.BoolTensor`, `(batch_size, V, V)`, `[head, dependent]`.
+        """
+        batch_size, num_nodes, _ = encoded.shape
+        start = self.start_edge.unsqueeze(0).expand(batch_size, -1)
+        if edges is None:
+            return start
+        edges = edges.float()
+        # shape (batch_size, V): how often each node is a head / a dependent of the last step's edges
+        head_counts = edges.sum(dim=2)
+        dependent_counts = edges.sum(dim=1)
+        num_edges = head_counts.sum(dim=-1, keepdim=True)
+        projected = self.edge_projection(encoded)
+        positions = torch.arange(num_nodes, device=encoded.device)
+        edge_part = torch.bmm((head_counts - dependent_counts).unsqueeze(1), projected).squeeze(1)
+        head_part = head_counts @ self.head_positions(positions)
+        dependent_part = dependent_counts @ self.dependent_positions(positions)
+        embedding = torch.cat([edge_part, head_part, dependent_part], dim=-1) / num_edges.clamp(min=1.0)
+        return torch.where(num_edges > 0, embedding, start)
+
+    def forward(
+        self, state: RecurrentState, encoded: torch.Tensor, last_edges: Optional[torch.BoolTensor]
+    ) -> Tuple[torch.Tensor, RecurrentState]:
+        """
+        One step: returns the score update `S_t - S_{t-1}`, `(batch_size, V, V)` `[head, dependent]`, and
+        the new state.
+        """
+        batch_size, num_nodes, _ = encoded.shape
+        hidden, cell = self.cell(self.embed_edges(encoded, last_edges), state)
+        # shape (batch_size, d_emb, d_H)
+        weight = self.weight_generator(hidden).view(batch_size, self._position_dim, self._weight_dim)
+        positions = torch.arange(num_nodes, device=encoded.device)
+        # shape (batch_size, V, d_H)
+        head_representation = self.head_positions(positions).unsqueeze(0) @ weight
+        dependent_representation = self.dependent_positions(positions).unsqueeze(0) @ weight
+        return self.attention(head_representation, dependent_representation), (hidden, cell)

@@ -1,0 +1,161 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from allennlp.common import Params
+from allennlp.common.testing import ModelTestCase
+from allennlp.data import Batch
+from allennlp.models import Model
+
+import seqgraph_allennlp  # noqa: F401
+from seqgraph_allennlp.structs.tree import is_tree
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "fixtures" / "configs"
+DATA = ROOT / "fixtures" / "conllu" / "en_small.conllu"
+
+SEQGRAPH_CONFIGS = ["coach_valid", "uniform", "one_step", "one_step_mst", "linearized", "annealed", "oracle_rollin"]
+
+
+class TestSeqGraphParser(ModelTestCase):
+    def set_up(self, name: str):
+        self.set_up_model(CONFIGS / f"{name}.jsonnet", DATA, seed=13)
+
+    @pytest.mark.parametrize("name", SEQGRAPH_CONFIGS + ["biaffine_mst"])
+    def test_train_save_load_and_batch_consistency(self, name):
+        self.set_up(name)
+        self.ensure_model_can_train_save_and_load(CONFIGS / f"{name}.jsonnet", seed=13)
+        self.ensure_batch_predictions_are_consistent()
+
+    @pytest.mark.parametrize("name", SEQGRAPH_CONFIGS)
+    def test_decodes_valid_single_rooted_trees(self, name):
+        self.set_up(name)
+        self.model.eval()
+        tensors = self.dataset.as_tensor_dict()
+        output = self.model(**tensors)
+        assert is_tree(output["heads"], output["mask"], single_root=name != "one_step_mst").all()
+        readable = self.model.make_output_human_readable(self.model(**tensors))
+        for instance, heads, labels in zip(
+            self.instances, readable["predicted_heads"], readable["predicted_dependencies"]
+        ):
+            assert len(heads) == len(labels) == len(instance["words"])
+        if name != "one_step_mst":
+            for instance, order, probabilities in zip(
+                self.instances, readable["generation_order"], readable["edge_probabilities"]
+            ):
+                num_words = len(instance["words"])
+                assert len(order) == len(probabilities) == num_words
+                assert sorted(dependent for _, dependent in order) == list(range(1, num_words + 1))
+                assert all(0.0 < p <= 1.0 for p in probabilities)
+
+    def _step_scores(self, num_steps: int):
+        self.model.eval()
+        tensors = self.dataset.as_tensor_dict()
+        captured = []
+        original = self.model._score_function
+
+        def spy(*args, **kwargs):
+            function = original(*args, **kwargs)
+
+            def wrapped(last_edges):
+                scores = function(last_edges)
+                captured.append(scores.detach().clone())
+                return scores
+
+            return wrapped
+
+        self.model._score_function = spy
+        with torch.no_grad():
+            self.model(**{key: value for key, value in tensors.items() if key not in ("head_indices", "head_tags")})
+        return captured[:num_steps]
+
+    def test_recurrent_scores_change_between_steps(self):
+        self.set_up("coach_valid")
+        steps = self._step_scores(3)
+        assert len(steps) == 3
+        assert not torch.allclose(steps[0], steps[1])
+        assert not torch.allclose(steps[1], steps[2])
+
+    def test_one_step_scores_do_not_change(self):
+        self.set_up("one_step")
+        steps = self._step_scores(3)
+        assert len(steps) == 3
+        assert torch.equal(steps[0], steps[1]) and torch.equal(steps[1], steps[2])
+
+    def test_sentence_longer_than_position_embeddings_is_a_clear_error(self):
+        self.set_up("coach_valid")
+        from seqgraph_allennlp.dataset_readers import SeqGraphUDReader
+
+        words = ["word"] * 70  # the fixture twin covers 64 positions
+        reader = SeqGraphUDReader()
+        instance = reader.text_to_instance(words)
+        reader.apply_token_indexers(instance)
+        batch = Batch([instance])
+        batch.index_instances(self.vocab)
+        with pytest.raises(ValueError, match="70 words is longer than this model's max_sentence_length=64"):
+            self.model(**batch.as_tensor_dict())
+
+    def test_annealed_schedule_is_saved_with_the_model(self):
+        self.set_up("annealed")
+        oracle = self.model.oracle
+        self.model.train()
+        tensors = self.dataset.as_tensor_dict()
+        for _ in range(3):
+            self.model(**tensors)
+        assert int(oracle.num_updates) == 3
+        assert self.model.state_dict()["oracle.num_updates"].item() == 3
+
+
+def _train_on_fixture(name: str, num_epochs: int):
+    params = Params.from_file(str(CONFIGS / f"{name}.jsonnet"))
+    params["trainer"]["num_epochs"] = num_epochs
+    params["trainer"]["optimizer"]["lr"] = 1e-2
+    params.pop("validation_data_path")
+    params["trainer"]["validation_metric"] = "-loss"
+    return params
+
+
+@pytest.mark.parametrize("name", ["coach_valid", "one_step"])
+def test_training_loss_falls_and_uas_rises(name, tmp_path):
+    from allennlp.commands.train import train_model
+
+    torch.manual_seed(0)
+    params = _train_on_fixture(name, num_epochs=100)  # 3 batches an epoch: 300 updates
+    train_model(params, str(tmp_path / "run"))
+    metrics = [
+        json.loads((tmp_path / "run" / f"metrics_epoch_{epoch}.json").read_text())
+        for epoch in (0, 99)
+    ]
+    first, last = metrics
+    assert last["training_loss"] < 0.5 * first["training_loss"]
+    assert last["training_UAS"] > first["training_UAS"] + 0.3
+    assert last["training_UAS"] > 0.6
+
+
+def test_allennlp_train_command_line(tmp_path):
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "allennlp"),
+            "train",
+            "fixtures/configs/coach_valid.jsonnet",
+            "-s",
+            str(out),
+            "--include-package",
+            "seqgraph_allennlp",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (out / "model.tar.gz").exists()
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert 0.0 <= metrics["best_validation_UAS"] <= 1.0
+    # the command starts clean: no plugin error, no attempt to download NLTK data
+    assert "ERROR" not in result.stderr
+    assert "nltk_data" not in result.stderr

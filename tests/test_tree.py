@@ -1,0 +1,744 @@
+"""
+Property tests of `seqgraph_allennlp.structs.tree` against independent pure-Python references.
+
+Conventions (see the module): V = N + 1 nodes, node 0 is the root, matrices are `[head, dependent]`, the
+flattened edge index is `head * V + dependent`, `node_mask` is True on the root and the words.
+"""
+import itertools
+import math
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+import pytest
+import torch
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from seqgraph_allennlp.structs.tree import (
+    add_edge,
+    edge_log_probs,
+    greedy_valid_decode,
+    heads_to_adjacency,
+    is_tree,
+    mst_decode,
+    pair_mask,
+    transitive_closure,
+    valid_mask,
+)
+
+MAX_WORDS = 40
+
+
+@pytest.fixture(autouse=True, scope="module")
+def single_thread():
+    # the tensors here are tiny: intra-op threads only add synchronisation (x30 slower on 2 shared cores)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+TAUS = [None, 0.0, 0.02, 0.1, 0.3, 0.9]
+
+# ---------------------------------------------------------------------------------------------------------
+# Independent pure-Python references (they use no function of the module under test).
+# ---------------------------------------------------------------------------------------------------------
+
+
+def py_is_tree(heads: Sequence[int], num_words: int, single_root: bool) -> bool:
+    """
+    `heads[d]` for d in 1..num_words (entry 0 ignored): each head a real node other than the word itself,
+    every word reaches the root by following heads without revisiting a node; with `single_root` exactly one
+    word hangs from the root.
+    """
+    for dependent in range(1, num_words + 1):
+        head = heads[dependent]
+        if not 0 <= head <= num_words or head == dependent:
+            return False
+    for dependent in range(1, num_words + 1):
+        seen = {dependent}
+        node = dependent
+        while node != 0:
+            node = heads[node]
+            if node in seen:
+                return False
+            seen.add(node)
+    if single_root and num_words > 0:
+        return sum(1 for d in range(1, num_words + 1) if heads[d] == 0) == 1
+    return True
+
+
+def py_closure(edges: Set[Tuple[int, int]], num_nodes: int) -> List[List[bool]]:
+    """`reach[a][b]`: a path of length >= 1 from a to b, by a depth-first search from each node."""
+    children: Dict[int, List[int]] = {node: [] for node in range(num_nodes)}
+    for head, dependent in edges:
+        children[head].append(dependent)
+    reach = [[False] * num_nodes for _ in range(num_nodes)]
+    for start in range(num_nodes):
+        stack = list(children[start])
+        while stack:
+            node = stack.pop()
+            if reach[start][node]:
+                continue
+            reach[start][node] = True
+            stack.extend(children[node])
+    return reach
+
+
+def py_has_cycle_single_heads(heads: Dict[int, int]) -> bool:
+    """Cycle test for a graph where every node has at most one head (`heads[dependent] = head`)."""
+    for start in heads:
+        node, steps = start, 0
+        while node in heads:
+            node = heads[node]
+            steps += 1
+            if node == start or steps > len(heads):
+                return True
+    return False
+
+
+def py_edge_keeps_tree(
+    edges: Set[Tuple[int, int]], head: int, dependent: int, num_words: int, single_root: bool
+) -> bool:
+    """
+    Brute force: the partial graph plus `head -> dependent` is still a forest hanging towards the root: both
+    ends are real nodes, the root gets no head, no word gets a second head (nor a duplicate edge), no cycle
+    (a self-loop is one: checked by walking up the heads of the new graph), and with `single_root` the root
+    has at most one child.
+    """
+    num_nodes = num_words + 1
+    if not (0 <= head < num_nodes and 0 <= dependent < num_nodes):
+        return False
+    if dependent == 0:
+        return False
+    heads = {d: h for h, d in edges}
+    if dependent in heads:
+        return False
+    heads[dependent] = head
+    if py_has_cycle_single_heads(heads):
+        return False
+    if single_root and sum(1 for h in heads.values() if h == 0) > 1:
+        return False
+    return True
+
+
+def py_random_valid_edges(
+    rng: torch.Generator, num_words: int, count: int, single_root: bool
+) -> List[Tuple[int, int]]:
+    """A sequence of `count` edges, each drawn uniformly among those that keep a valid partial tree."""
+    edges: Set[Tuple[int, int]] = set()
+    sequence = []
+    for _ in range(count):
+        candidates = [
+            (h, d)
+            for h in range(num_words + 1)
+            for d in range(num_words + 1)
+            if py_edge_keeps_tree(edges, h, d, num_words, single_root)
+        ]
+        if not candidates:
+            break
+        edge = candidates[int(torch.randint(len(candidates), (1,), generator=rng))]
+        edges.add(edge)
+        sequence.append(edge)
+    return sequence
+
+
+def make_node_mask(lengths: Sequence[int]) -> torch.BoolTensor:
+    num_nodes = max(lengths) + 1
+    mask = torch.zeros(len(lengths), num_nodes, dtype=torch.bool)
+    for index, length in enumerate(lengths):
+        mask[index, : length + 1] = True
+    return mask
+
+
+def generator(seed: int) -> torch.Generator:
+    rng = torch.Generator()
+    rng.manual_seed(seed)
+    return rng
+
+
+lengths_strategy = st.lists(st.integers(1, MAX_WORDS), min_size=1, max_size=4)
+small_lengths_strategy = st.lists(st.integers(1, 6), min_size=1, max_size=3)
+seed_strategy = st.integers(0, 2**31 - 1)
+
+
+class StepScores:
+    """
+    A score function returning a different random `(B, V, V)` matrix at each call, recording the
+    `last_edges` argument of every call.
+    """
+
+    def __init__(self, rng: torch.Generator, batch_size: int, num_nodes: int, num_steps: int, scale: float):
+        self.scores = [torch.randn(batch_size, num_nodes, num_nodes, generator=rng) * scale for _ in range(num_steps)]
+        self.received: List[Optional[torch.BoolTensor]] = []
+
+    def __call__(self, last_edges: Optional[torch.BoolTensor]) -> torch.Tensor:
+        self.received.append(None if last_edges is None else last_edges.clone())
+        return self.scores[len(self.received) - 1]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Sanity of the references themselves (so that a broken reference cannot make the properties vacuous).
+# ---------------------------------------------------------------------------------------------------------
+
+
+def test_references_on_hand_examples():
+    # heads [_, 2, 0, 2, 3]: 0 -> 2 -> {1, 3}, 3 -> 4
+    assert py_is_tree([0, 2, 0, 2, 3], 4, single_root=True)
+    assert not py_is_tree([0, 2, 1, 2, 3], 4, single_root=False)  # 1 <-> 2 cycle
+    assert not py_is_tree([0, 0, 0, 2, 3], 4, single_root=True)  # two root children
+    assert py_is_tree([0, 0, 0, 2, 3], 4, single_root=False)
+    assert not py_is_tree([0, 1, 0], 2, single_root=False)  # self-loop
+    assert not py_is_tree([0, 5, 0, 2, 3], 4, single_root=False)  # head out of range
+    reach = py_closure({(0, 2), (2, 1), (2, 3), (3, 4)}, 5)
+    assert [b for b in range(5) if reach[0][b]] == [1, 2, 3, 4]
+    assert [b for b in range(5) if reach[2][b]] == [1, 3, 4]
+    assert not any(reach[4])
+    # state {0 -> 2}: 1 -> 2 is a second head, 0 -> 1 a second root child, 2 -> 2 a self-loop
+    assert py_edge_keeps_tree({(0, 2)}, 2, 1, 4, True)
+    assert not py_edge_keeps_tree({(0, 2)}, 1, 2, 4, True)
+    assert not py_edge_keeps_tree({(0, 2)}, 0, 1, 4, True)
+    assert py_edge_keeps_tree({(0, 2)}, 0, 1, 4, False)
+    assert not py_edge_keeps_tree({(0, 2)}, 2, 2, 4, True)
+    assert not py_edge_keeps_tree({(0, 2), (2, 3)}, 3, 2, 4, False)
+    assert not py_edge_keeps_tree({(2, 3), (3, 4)}, 4, 2, 4, False)  # closes 2 -> 3 -> 4 -> 2
+
+
+# ---------------------------------------------------------------------------------------------------------
+# pair_mask, edge_log_probs, heads_to_adjacency
+# ---------------------------------------------------------------------------------------------------------
+
+
+def test_pair_mask_and_heads_to_adjacency_by_hand():
+    node_mask = make_node_mask([2, 4])  # V = 5
+    mask = pair_mask(node_mask)
+    assert mask.shape == (2, 5, 5)
+    assert mask[0, :3, :3].all() and not mask[0, 3:, :].any() and not mask[0, :, 3:].any()
+    assert mask[1].all()
+    heads = torch.tensor([[0, 2, 0, 4, 1], [0, 2, 0, 2, 3]])  # row 0 has garbage on its padding
+    adjacency = heads_to_adjacency(heads, node_mask)
+    assert sorted(map(tuple, adjacency[0].nonzero().tolist())) == [(0, 2), (2, 1)]
+    assert sorted(map(tuple, adjacency[1].nonzero().tolist())) == [(0, 2), (2, 1), (2, 3), (3, 4)]
+
+
+@settings(max_examples=25, deadline=None)
+@given(lengths=lengths_strategy, seed=seed_strategy)
+def test_edge_log_probs_normalised_and_independent_of_padding(lengths, seed):
+    rng = generator(seed)
+    node_mask = make_node_mask(lengths)
+    batch_size, num_nodes = node_mask.shape
+    scores = torch.randn(batch_size, num_nodes, num_nodes, generator=rng) * 3
+    # padding scores are whatever a model puts there; make them huge so any leak shows
+    scores = scores.masked_fill(~pair_mask(node_mask), 1e4)
+    log_probs = edge_log_probs(scores, node_mask)
+    assert log_probs.shape == (batch_size, num_nodes * num_nodes)
+    probs = log_probs.exp().reshape(batch_size, num_nodes, num_nodes)
+    assert torch.allclose(probs.sum(dim=(1, 2)), torch.ones(batch_size), atol=1e-5)
+    assert (probs[~pair_mask(node_mask)] == 0).all()
+    for index, length in enumerate(lengths):
+        alone = torch.log_softmax(scores[index, : length + 1, : length + 1].reshape(-1), dim=-1)
+        batched = log_probs[index].reshape(num_nodes, num_nodes)[: length + 1, : length + 1].reshape(-1)
+        assert torch.allclose(alone, batched, atol=1e-4)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# transitive_closure and add_edge
+# ---------------------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(num_nodes=st.integers(1, 12), density=st.floats(0.0, 0.5), seed=seed_strategy)
+def test_transitive_closure_equals_dfs_on_arbitrary_graphs(num_nodes, density, seed):
+    rng = generator(seed)
+    adjacency = torch.rand(1, num_nodes, num_nodes, generator=rng) < density  # cycles and self-loops allowed
+    edges = {tuple(edge) for edge in adjacency[0].nonzero().tolist()}
+    expected = torch.tensor(py_closure(edges, num_nodes), dtype=torch.bool)
+    assert torch.equal(transitive_closure(adjacency)[0], expected)
+
+
+def test_transitive_closure_long_chain_by_hand():
+    # 0 -> 1 -> ... -> 9 -> 0: a path of length 10 = V back to every node
+    adjacency = torch.zeros(1, 10, 10, dtype=torch.bool)
+    for node in range(10):
+        adjacency[0, node, (node + 1) % 10] = True
+    assert transitive_closure(adjacency).all()
+    adjacency[0, 9, 0] = False
+    closure = transitive_closure(adjacency)[0]
+    assert torch.equal(closure, torch.ones(10, 10, dtype=torch.bool).triu(diagonal=1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(lengths=st.lists(st.integers(1, 15), min_size=1, max_size=4), seed=seed_strategy, single_root=st.booleans())
+def test_add_edge_reachability_equals_closure(lengths, seed, single_root):
+    rng = generator(seed)
+    node_mask = make_node_mask(lengths)
+    batch_size, num_nodes = node_mask.shape
+    sequences = [py_random_valid_edges(rng, length, length, single_root) for length in lengths]
+    adjacency = torch.zeros(batch_size, num_nodes, num_nodes, dtype=torch.bool)
+    reachability = torch.zeros_like(adjacency)
+    added: List[Set[Tuple[int, int]]] = [set() for _ in lengths]
+    cursor = [0] * batch_size
+    while any(cursor[b] < len(sequences[b]) for b in range(batch_size)):
+        # some sentences sit a step out (random `active`, or finished); they must not change
+        active = torch.tensor(
+            [cursor[b] < len(sequences[b]) and bool(torch.rand(1, generator=rng) < 0.7) for b in range(batch_size)]
+        )
+        head = torch.zeros(batch_size, dtype=torch.long)
+        dependent = torch.zeros(batch_size, dtype=torch.long)
+        for b in range(batch_size):
+            if cursor[b] < len(sequences[b]):
+                # inactive sentences get their next edge too: add_edge must ignore it
+                head[b], dependent[b] = sequences[b][cursor[b]]
+            else:
+                head[b], dependent[b] = 1, 0  # garbage for a finished sentence
+        old_adjacency, old_reachability = adjacency.clone(), reachability.clone()
+        adjacency, reachability = add_edge(old_adjacency, old_reachability, head, dependent, active)
+        for b in range(batch_size):
+            if active[b]:
+                added[b].add(sequences[b][cursor[b]])
+                cursor[b] += 1
+            else:
+                assert torch.equal(adjacency[b], old_adjacency[b])
+                assert torch.equal(reachability[b], old_reachability[b])
+        assert torch.equal(reachability, transitive_closure(adjacency))
+        for b in range(batch_size):
+            expected_adjacency = torch.zeros(num_nodes, num_nodes, dtype=torch.bool)
+            for h, d in added[b]:
+                expected_adjacency[h, d] = True
+            assert torch.equal(adjacency[b], expected_adjacency)
+            expected_reach = torch.zeros(num_nodes, num_nodes, dtype=torch.bool)
+            expected_reach[: lengths[b] + 1, : lengths[b] + 1] = torch.tensor(
+                py_closure(added[b], lengths[b] + 1), dtype=torch.bool
+            )
+            assert torch.equal(reachability[b], expected_reach)
+    # a complete sequence is a tree: the root reaches every word
+    for b, length in enumerate(lengths):
+        if len(sequences[b]) == length:
+            assert reachability[b, 0, 1 : length + 1].all()
+
+
+def test_add_edge_by_hand_does_not_modify_inputs():
+    # state 0 -> 2, 3 -> 4; adding 2 -> 3 makes 0 and 2 reach 3 and 4
+    adjacency = torch.zeros(1, 5, 5, dtype=torch.bool)
+    adjacency[0, 0, 2] = adjacency[0, 3, 4] = True
+    reachability = transitive_closure(adjacency)
+    before = (adjacency.clone(), reachability.clone())
+    new_adjacency, new_reachability = add_edge(
+        adjacency, reachability, torch.tensor([2]), torch.tensor([3]), torch.tensor([True])
+    )
+    assert torch.equal(adjacency, before[0]) and torch.equal(reachability, before[1])
+    assert sorted(map(tuple, new_adjacency[0].nonzero().tolist())) == [(0, 2), (2, 3), (3, 4)]
+    assert sorted(map(tuple, new_reachability[0].nonzero().tolist())) == [
+        (0, 2), (0, 3), (0, 4), (2, 3), (2, 4), (3, 4)
+    ]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# valid_mask
+# ---------------------------------------------------------------------------------------------------------
+
+
+def test_valid_mask_by_hand():
+    # gold-like state {0 -> 2} on 4 words: the valid edges are h -> d, h in {1..4}, d in {1, 3, 4}, h != d
+    adjacency = torch.zeros(1, 5, 5, dtype=torch.bool)
+    adjacency[0, 0, 2] = True
+    node_mask = torch.ones(1, 5, dtype=torch.bool)
+    valid = valid_mask(adjacency, transitive_closure(adjacency), node_mask, single_root=True)[0]
+    expected = {(h, d) for h in range(1, 5) for d in (1, 3, 4) if h != d}
+    assert {tuple(e) for e in valid.nonzero().tolist()} == expected
+    valid = valid_mask(adjacency, transitive_closure(adjacency), node_mask, single_root=False)[0]
+    assert {tuple(e) for e in valid.nonzero().tolist()} == expected | {(0, 1), (0, 3), (0, 4)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(lengths=st.lists(st.integers(1, 9), min_size=1, max_size=3), seed=seed_strategy, single_root=st.booleans())
+def test_valid_mask_equals_brute_force(lengths, seed, single_root):
+    rng = generator(seed)
+    node_mask = make_node_mask(lengths)
+    batch_size, num_nodes = node_mask.shape
+    states = []
+    adjacency = torch.zeros(batch_size, num_nodes, num_nodes, dtype=torch.bool)
+    reachability = torch.zeros_like(adjacency)
+    for b, length in enumerate(lengths):
+        count = int(torch.randint(length + 1, (1,), generator=rng))  # 0 .. N edges: empty to complete
+        edges = set(py_random_valid_edges(rng, length, count, single_root))
+        states.append(edges)
+        for h, d in edges:
+            adjacency[b, h, d] = True
+        reachability[b, : length + 1, : length + 1] = torch.tensor(py_closure(edges, length + 1), dtype=torch.bool)
+    valid = valid_mask(adjacency, reachability, node_mask, single_root)
+    assert valid.shape == (batch_size, num_nodes, num_nodes)
+    for b, length in enumerate(lengths):
+        for head in range(num_nodes):
+            for dependent in range(num_nodes):
+                expected = py_edge_keeps_tree(states[b], head, dependent, length, single_root)
+                assert bool(valid[b, head, dependent]) == expected, (b, head, dependent, states[b])
+        # never stuck: an incomplete partial tree always has a valid edge
+        assert bool(valid[b].any()) == (len(states[b]) < length)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# greedy_valid_decode
+# ---------------------------------------------------------------------------------------------------------
+
+
+def check_decoding(decoding, lengths, single_root, tau):
+    node_mask = make_node_mask(lengths)
+    batch_size, num_nodes = node_mask.shape
+    max_words = max(lengths)
+    heads, edges, edge_steps, edge_probabilities = decoding
+    assert heads.shape == (batch_size, num_nodes)
+    assert edges.shape == (batch_size, max_words, 2)
+    assert edge_steps.shape == (batch_size, max_words)
+    assert edge_probabilities.shape == (batch_size, max_words)
+    all_heads, all_edges, all_steps = heads.tolist(), edges.tolist(), edge_steps.tolist()
+    all_probabilities = edge_probabilities.tolist()
+    for b, length in enumerate(lengths):
+        row = all_heads[b]
+        assert py_is_tree(row[: length + 1], length, single_root), row
+        assert row[0] == 0
+        assert all(h == 0 for h in row[length + 1 :])
+        assert all(e == [-1, -1] for e in all_edges[b][length:]) and all(s == -1 for s in all_steps[b][length:])
+        pairs = [tuple(e) for e in all_edges[b][:length]]
+        assert sorted(d for _, d in pairs) == list(range(1, length + 1))  # N edges, each dependent once
+        assert all(row[d] == h for h, d in pairs)
+        probabilities = all_probabilities[b][:length]
+        assert all(0 < p <= 1 + 1e-6 for p in probabilities), probabilities
+        steps = all_steps[b][:length]
+        if tau is None:
+            assert steps == list(range(length))
+        else:
+            # steps start at 0, never decrease, and every step adds at least one edge
+            assert steps[0] == 0
+            assert all(b2 - a2 in (0, 1) for a2, b2 in zip(steps, steps[1:]))
+            # within a step, every edge after the first has probability >= tau
+            for position in range(1, length):
+                if steps[position] == steps[position - 1]:
+                    assert probabilities[position] >= tau - 1e-6
+
+
+@settings(max_examples=60, deadline=None)
+@given(lengths=lengths_strategy, seed=seed_strategy, single_root=st.booleans(), tau=st.sampled_from(TAUS))
+def test_greedy_decode_gives_valid_trees(lengths, seed, single_root, tau):
+    rng = generator(seed)
+    node_mask = make_node_mask(lengths)
+    batch_size, num_nodes = node_mask.shape
+    score_function = StepScores(rng, batch_size, num_nodes, max(lengths), scale=2.0)
+    decoding = greedy_valid_decode(score_function, node_mask, single_root=single_root, tau=tau)
+    check_decoding(decoding, lengths, single_root, tau)
+    # one call per step, the first with None, then the edges of the previous step (no padding)
+    num_steps = int(decoding.edge_steps.max()) + 1
+    assert len(score_function.received) == num_steps
+    assert score_function.received[0] is None
+    all_edges, all_steps = decoding.edges.tolist(), decoding.edge_steps.tolist()
+    for step in range(1, num_steps):
+        last_edges = score_function.received[step]
+        assert last_edges.shape == (batch_size, num_nodes, num_nodes)
+        received = {(b, h, d) for b, h, d in last_edges.nonzero().tolist()}
+        expected = {
+            (b, *all_edges[b][position])
+            for b, length in enumerate(lengths)
+            for position in range(length)
+            if all_steps[b][position] == step - 1
+        }
+        assert received == expected
+
+
+@pytest.mark.parametrize("tau", TAUS)
+@pytest.mark.parametrize("single_root", [True, False])
+def test_greedy_decode_full_size_padded_batch(tau, single_root):
+    # the largest sentences next to the smallest, so padding is exercised at full size
+    lengths = [40, 1, 17, 40, 2]
+    node_mask = make_node_mask(lengths)
+    score_function = StepScores(generator(7), len(lengths), 41, 40, scale=2.0)
+    decoding = greedy_valid_decode(score_function, node_mask, single_root=single_root, tau=tau)
+    check_decoding(decoding, lengths, single_root, tau)
+    if tau == 0.0:
+        # every valid edge clears tau = 0: each tree is decoded in a single step
+        assert len(score_function.received) == 1
+        assert (decoding.edge_steps[node_mask[:, 1:]] == 0).all()
+
+
+def reference_greedy(
+    step_scores: List[List[List[float]]], num_words: int, single_root: bool, tau: Optional[float]
+) -> List[Tuple[int, int, int, float]]:
+    """
+    Brute force: at each step t, with that step's scores S_t (one sentence, V x V), enumerate every (h, d),
+    keep those that keep a valid partial tree and take the highest score; with `tau`, keep adding the next
+    best valid edge while its probability under softmax(S_t) over all V*V edges is >= tau.
+    Returns (head, dependent, step, probability) in order.
+    """
+    num_nodes = num_words + 1
+    edges: Set[Tuple[int, int]] = set()
+    result = []
+    step = 0
+    while len(edges) < num_words:
+        scores = step_scores[step]
+        flat = [scores[h][d] for h in range(num_nodes) for d in range(num_nodes)]
+        top = max(flat)
+        normaliser = math.log(sum(math.exp(s - top) for s in flat)) + top
+        first = True
+        while len(edges) < num_words:
+            candidates = sorted(
+                (
+                    (scores[h][d], h, d)
+                    for h in range(num_nodes)
+                    for d in range(num_nodes)
+                    if py_edge_keeps_tree(edges, h, d, num_words, single_root)
+                ),
+                reverse=True,
+            )
+            # skip near-ties, where float32 rounding may legitimately pick the other edge
+            assume(len(candidates) < 2 or candidates[0][0] - candidates[1][0] > 1e-4)
+            score, head, dependent = candidates[0]
+            probability = math.exp(score - normaliser)
+            if not first:
+                assume(abs(probability - tau) > 1e-5)
+                if probability < tau:
+                    break
+            edges.add((head, dependent))
+            result.append((head, dependent, step, probability))
+            first = False
+            if tau is None:
+                break
+        step += 1
+    return result
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lengths=small_lengths_strategy,
+    seed=seed_strategy,
+    single_root=st.booleans(),
+    tau=st.sampled_from(TAUS),
+    scale=st.sampled_from([1.0, 4.0]),
+)
+def test_greedy_decode_equals_brute_force_with_step_dependent_scores(lengths, seed, single_root, tau, scale):
+    rng = generator(seed)
+    node_mask = make_node_mask(lengths)
+    batch_size, num_nodes = node_mask.shape
+    score_function = StepScores(rng, batch_size, num_nodes, max(lengths), scale=scale)
+    expected = []
+    for b, length in enumerate(lengths):
+        per_step = [s[b, : length + 1, : length + 1].tolist() for s in score_function.scores]
+        expected.append(reference_greedy(per_step, length, single_root, tau))
+    decoding = greedy_valid_decode(score_function, node_mask, single_root=single_root, tau=tau)
+    for b, length in enumerate(lengths):
+        got = [
+            (
+                int(decoding.edges[b, p, 0]),
+                int(decoding.edges[b, p, 1]),
+                int(decoding.edge_steps[b, p]),
+            )
+            for p in range(length)
+        ]
+        assert got == [e[:3] for e in expected[b]]
+        assert decoding.edge_probabilities[b, :length].tolist() == pytest.approx(
+            [e[3] for e in expected[b]], rel=1e-4, abs=1e-7
+        )
+        heads = [0] * num_nodes
+        for h, d, _, _ in expected[b]:
+            heads[d] = h
+        assert decoding.heads[b].tolist() == heads
+
+
+def test_greedy_decode_by_hand_step_dependence():
+    # 2 words, V = 3. Step 0 prefers 0 -> 2; step 1 would prefer 0 -> 1, but the single root is taken, so
+    # it takes its best valid edge 2 -> 1 (not 1 -> 2: 2 already has a head).
+    step0 = torch.full((1, 3, 3), -5.0)
+    step0[0, 0, 2] = 3.0
+    step0[0, 0, 1] = 2.0
+    step1 = torch.full((1, 3, 3), -5.0)
+    step1[0, 0, 1] = 4.0
+    step1[0, 1, 2] = 3.5
+    step1[0, 2, 1] = 1.0
+    calls = iter([step0, step1])
+    decoding = greedy_valid_decode(lambda last: next(calls), torch.ones(1, 3, dtype=torch.bool))
+    assert decoding.edges[0].tolist() == [[0, 2], [2, 1]]
+    assert decoding.heads[0].tolist() == [0, 2, 0]
+    assert decoding.edge_steps[0].tolist() == [0, 1]
+    # p(0 -> 2 | step 0) = e^3 / (e^3 + e^2 + 7 e^-5); p(2 -> 1 | step 1) = e^1 / (e^4 + e^3.5 + e^1 + 6 e^-5)
+    p0 = math.exp(3) / (math.exp(3) + math.exp(2) + 7 * math.exp(-5))
+    p1 = math.exp(1) / (math.exp(4) + math.exp(3.5) + math.exp(1) + 6 * math.exp(-5))
+    assert decoding.edge_probabilities[0].tolist() == pytest.approx([p0, p1], rel=1e-5)
+
+
+def test_greedy_decode_orders_edges_whose_probability_underflows():
+    # 3 words, V = 4. 0 -> 1 takes all the mass (score 200): every other edge's probability is e^-150 or
+    # less, 0 in float32. The decoder must still follow the scores among them: 1 -> 3 (50) before 1 -> 2
+    # (40), then 3 -> 2 (45) over 1 -> 2 (40).
+    scores = torch.zeros(1, 4, 4)
+    scores[0, 0, 1] = 200.0
+    scores[0, 1, 3] = 50.0
+    scores[0, 1, 2] = 40.0
+    scores[0, 3, 2] = 45.0
+    decoding = greedy_valid_decode(lambda last: scores, torch.ones(1, 4, dtype=torch.bool))
+    assert decoding.edges[0].tolist() == [[0, 1], [1, 3], [3, 2]]
+    assert decoding.heads[0].tolist() == [0, 0, 3, 1]
+
+
+def test_greedy_decode_tau_by_hand():
+    # 3 words, V = 4, the same scores at every step: p(0 -> 1) = 0.5, p(1 -> 2) = 0.3, p(1 -> 3) = 0.15,
+    # the 13 other edges share 0.05. With tau = 0.2: step 0 adds 0 -> 1 (first) and 1 -> 2 (0.3 >= 0.2),
+    # then 1 -> 3 (0.15 < 0.2) waits for step 1.
+    probabilities = torch.full((4, 4), 0.05 / 13)
+    probabilities[0, 1], probabilities[1, 2], probabilities[1, 3] = 0.5, 0.3, 0.15
+    scores = probabilities.log().unsqueeze(0)
+    decoding = greedy_valid_decode(lambda last: scores, torch.ones(1, 4, dtype=torch.bool), tau=0.2)
+    assert decoding.edges[0].tolist() == [[0, 1], [1, 2], [1, 3]]
+    assert decoding.edge_steps[0].tolist() == [0, 0, 1]
+    assert decoding.edge_probabilities[0].tolist() == pytest.approx([0.5, 0.3, 0.15], rel=1e-5)
+    # tau = 0.1: all three in one step
+    decoding = greedy_valid_decode(lambda last: scores, torch.ones(1, 4, dtype=torch.bool), tau=0.1)
+    assert decoding.edge_steps[0].tolist() == [0, 0, 0]
+
+
+@settings(max_examples=30, deadline=None)
+@given(lengths=st.lists(st.integers(1, 12), min_size=2, max_size=4), seed=seed_strategy, tau=st.sampled_from(TAUS))
+def test_greedy_decode_batch_equals_sentences_alone(lengths, seed, tau):
+    # padding scores are huge: a sentence's decoding must not depend on its batch
+    rng = generator(seed)
+    node_mask = make_node_mask(lengths)
+    batch_size, num_nodes = node_mask.shape
+    score_function = StepScores(rng, batch_size, num_nodes, max(lengths), scale=2.0)
+    padding = ~pair_mask(node_mask)
+    score_function.scores = [s.masked_fill(padding, 1e4) for s in score_function.scores]
+    batched = greedy_valid_decode(score_function, node_mask, tau=tau)
+    for b, length in enumerate(lengths):
+        alone_scores = [s[b : b + 1, : length + 1, : length + 1] for s in score_function.scores]
+        calls = iter(alone_scores)
+        alone = greedy_valid_decode(lambda last: next(calls), torch.ones(1, length + 1, dtype=torch.bool), tau=tau)
+        assert batched.heads[b, : length + 1].tolist() == alone.heads[0].tolist()
+        assert batched.edges[b, :length].tolist() == alone.edges[0].tolist()
+        assert batched.edge_steps[b, :length].tolist() == alone.edge_steps[0].tolist()
+        assert torch.allclose(batched.edge_probabilities[b, :length], alone.edge_probabilities[0], rtol=1e-4)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# mst_decode
+# ---------------------------------------------------------------------------------------------------------
+
+
+def log_softmax_over_heads(scores: List[List[float]]) -> List[List[float]]:
+    """`[head][dependent]` log-probabilities, normalised over the heads of each dependent."""
+    num_nodes = len(scores)
+    result = [[0.0] * num_nodes for _ in range(num_nodes)]
+    for dependent in range(num_nodes):
+        column = [scores[h][dependent] for h in range(num_nodes)]
+        top = max(column)
+        normaliser = top + math.log(sum(math.exp(s - top) for s in column))
+        for head in range(num_nodes):
+            result[head][dependent] = column[head] - normaliser
+    return result
+
+
+def tree_score(heads: Sequence[int], log_probs: List[List[float]]) -> float:
+    return sum(log_probs[heads[d]][d] for d in range(1, len(log_probs)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(lengths=st.lists(st.integers(1, 5), min_size=1, max_size=3), seed=seed_strategy, scale=st.sampled_from([1.0, 3.0]))
+def test_mst_decode_is_the_best_tree_by_brute_force(lengths, seed, scale):
+    rng = generator(seed)
+    node_mask = make_node_mask(lengths)
+    batch_size, num_nodes = node_mask.shape
+    scores = torch.randn(batch_size, num_nodes, num_nodes, generator=rng) * scale
+    heads = mst_decode(scores, node_mask)
+    assert heads.shape == (batch_size, num_nodes)
+    for b, length in enumerate(lengths):
+        log_probs = log_softmax_over_heads(scores[b, : length + 1, : length + 1].tolist())
+        best = max(
+            tree_score((0,) + assignment, log_probs)
+            for assignment in itertools.product(range(length + 1), repeat=length)
+            if py_is_tree((0,) + assignment, length, single_root=False)
+        )
+        row = heads[b].tolist()
+        assert py_is_tree(row[: length + 1], length, single_root=False)
+        assert all(h == 0 for h in row[length + 1 :]) and row[0] == 0
+        assert tree_score(row[: length + 1], log_probs) == pytest.approx(best, abs=1e-4)
+
+
+def test_mst_decode_by_hand_maximises_likelihood_not_summed_probabilities():
+    # 3 words, V = 4; each column is a word's head distribution, rows are heads 0..3:
+    #   word 1: p(0) = 0.2, p(2) = 0.1, p(3) = 0.7
+    #   word 2: p(0) = 0.2, p(1) = 0.0, p(3) = 0.8
+    #   word 3: p(0) = 0.1, p(1) = 0.5, p(2) = 0.4
+    # The per-word argmax 3 -> 1, 3 -> 2, 1 -> 3 has the cycle 1 -> 3 -> 1. The trees with non-zero mass:
+    #   heads (1, 2, 3) = (0, 3, 1): 0.2 * 0.8 * 0.5 = 0.080 (log -2.526)  summed 0.2 + 0.8 + 0.5 = 1.5
+    #                     (3, 3, 0): 0.7 * 0.8 * 0.1 = 0.056 (log -2.882)  summed 0.7 + 0.8 + 0.1 = 1.6
+    #                     (3, 0, 2): 0.7 * 0.2 * 0.4 = 0.056               summed 1.3
+    #                     (0, 0, 1): 0.020, (0, 0, 2): 0.016, (0, 3, 0): 0.016, (3, 0, 0): 0.014,
+    #                     (2, 0, 1): 0.010, (2, 3, 0): 0.008
+    # The most probable tree is (0, 3, 1); a sum of probabilities would pick (3, 3, 0) instead.
+    probabilities = torch.tensor(
+        [
+            [0.0, 0.2, 0.2, 0.1],
+            [0.0, 0.0, 0.0, 0.5],
+            [0.0, 0.1, 0.0, 0.4],
+            [0.0, 0.7, 0.8, 0.0],
+        ]
+    )
+    scores = probabilities.clamp(min=1e-30).log().unsqueeze(0)
+    heads = mst_decode(scores, torch.ones(1, 4, dtype=torch.bool))
+    assert heads[0].tolist() == [0, 0, 3, 1]
+    # the same sentence padded in a batch with a longer one decodes the same
+    padded = torch.randn(2, 6, 6, generator=generator(0))
+    padded[0, :4, :4] = scores[0]
+    heads = mst_decode(padded, make_node_mask([3, 5]))
+    assert heads[0].tolist() == [0, 0, 3, 1, 0, 0]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# is_tree
+# ---------------------------------------------------------------------------------------------------------
+
+
+@st.composite
+def head_batches(draw):
+    lengths = draw(st.lists(st.integers(1, 12), min_size=1, max_size=4))
+    num_nodes = max(lengths) + 1
+    rows = []
+    for length in lengths:
+        kind = draw(st.sampled_from(["tree", "tree_mutated", "random"]))
+        if kind == "random":
+            heads = [draw(st.integers(-1, num_nodes)) for _ in range(length)]
+        else:
+            # random tree: words in a random order, each attached to the root or an earlier word
+            order = draw(st.permutations(list(range(1, length + 1))))
+            single = draw(st.booleans())
+            head_of = {}
+            for position, word in enumerate(order):
+                if position == 0 or (not single and draw(st.booleans())):
+                    head_of[word] = 0
+                else:
+                    head_of[word] = order[draw(st.integers(0, position - 1))]
+            heads = [head_of[w] for w in range(1, length + 1)]
+            if kind == "tree_mutated":
+                heads[draw(st.integers(0, length - 1))] = draw(st.integers(-1, num_nodes))
+        padding = [draw(st.integers(-1, num_nodes)) for _ in range(num_nodes - 1 - length)]
+        rows.append([draw(st.integers(-1, num_nodes))] + heads + padding)  # garbage at the root too
+    return lengths, rows
+
+
+@settings(max_examples=150, deadline=None)
+@given(batch=head_batches(), single_root=st.booleans())
+def test_is_tree_agrees_with_reference(batch, single_root):
+    lengths, rows = batch
+    node_mask = make_node_mask(lengths)
+    got = is_tree(torch.tensor(rows), node_mask, single_root=single_root).tolist()
+    expected = [py_is_tree(row[: length + 1], length, single_root) for row, length in zip(rows, lengths)]
+    assert got == expected
+
+
+def test_is_tree_by_hand():
+    node_mask = torch.ones(5, 5, dtype=torch.bool)
+    heads = torch.tensor(
+        [
+            [0, 2, 0, 2, 3],  # tree, one root child
+            [0, 0, 0, 2, 3],  # tree, two root children
+            [0, 2, 1, 2, 3],  # cycle 1 <-> 2 (3 and 4 hang off it)
+            [0, 2, 0, 3, 3],  # self-loop on 3
+            [0, 2, 0, 2, 5],  # head out of range
+        ]
+    )
+    assert is_tree(heads, node_mask, single_root=True).tolist() == [True, False, False, False, False]
+    assert is_tree(heads, node_mask, single_root=False).tolist() == [True, True, False, False, False]

@@ -1,0 +1,87 @@
+// Shared parts of the shipped configs. Numbers follow Dozat & Manning (2017), whose setup the paper's
+// encoder (Qi et al. 2018) inherits: 3-layer BiLSTM of 400 units per direction, dropout 0.33, arc MLP 500,
+// label MLP 100, 100-d word embeddings trained from scratch, Adam(lr 2e-3, beta2 0.9), gradient clipping 5.
+// Character embeddings: a CNN over characters (allennlp-models' parser configs) instead of Qi et al.'s
+// character LSTM, for speed on CPU.
+// Paths: the project's copy of UD English-EWT under data/; set TRAIN_DATA_PATH, VALIDATION_DATA_PATH and
+// TEST_DATA_PATH (environment variables) or use --overrides for other treebanks.
+{
+  train_data_path: std.extVar('TRAIN_DATA_PATH'),
+  validation_data_path: std.extVar('VALIDATION_DATA_PATH'),
+  test_data_path: std.extVar('TEST_DATA_PATH'),
+
+  dataset_reader: {
+    type: 'seqgraph_ud',
+    token_indexers: {
+      tokens: { type: 'single_id' },
+      token_characters: { type: 'characters', min_padding_length: 3 },
+    },
+  },
+
+  text_field_embedder: {
+    token_embedders: {
+      tokens: { type: 'embedding', embedding_dim: 100 },
+      token_characters: {
+        type: 'character_encoding',
+        embedding: { embedding_dim: 50 },
+        encoder: { type: 'cnn', embedding_dim: 50, num_filters: 100, ngram_filter_sizes: [3] },
+      },
+    },
+  },
+
+  // input: 100 (words) + 100 (characters)
+  encoder: {
+    type: 'stacked_bidirectional_lstm',
+    input_size: 200,
+    hidden_size: 400,
+    num_layers: 3,
+    recurrent_dropout_probability: 0.33,
+    use_highway: true,
+  },
+
+  data_loader: {
+    batch_sampler: { type: 'bucket', batch_size: 32, sorting_keys: ['words'] },
+  },
+
+  trainer: {
+    num_epochs: 50,
+    // the paper keeps the model with the best validation UAS
+    validation_metric: '+UAS',
+    patience: 10,
+    grad_norm: 5.0,
+    optimizer: { type: 'adam', lr: 2e-3, betas: [0.9, 0.9] },
+  },
+
+  // The sequential graph parser with the given training policy.
+  seqgraph(recurrent=true, oracle=null, roll_in=null, decoder='valid'):: {
+    dataset_reader: $.dataset_reader,
+    train_data_path: $.train_data_path,
+    validation_data_path: $.validation_data_path,
+    test_data_path: $.test_data_path,
+    evaluate_on_test: false,
+    model: {
+      type: 'seqgraph_parser',
+      text_field_embedder: $.text_field_embedder,
+      encoder: $.encoder,
+      arc_representation_dim: 500,
+      tag_representation_dim: 100,
+      dropout: 0.33,
+      input_dropout: 0.33,
+      recurrent: recurrent,
+      decoder: decoder,
+      // Sizes of the recurrent weight model (Section 2.2); the paper does not give them.
+      [if recurrent then 'recurrent_weight']: {
+        hidden_dim: 256,
+        edge_dim: 128,
+        position_dim: 64,
+        weight_dim: 64,
+        // EWT train's longest sentence has 159 words; UD has sentences of 200+
+        max_sentence_length: 512,
+      },
+      [if oracle != null then 'oracle']: oracle,
+      [if roll_in != null then 'roll_in']: roll_in,
+    },
+    data_loader: $.data_loader,
+    trainer: $.trainer,
+  },
+}
