@@ -385,7 +385,8 @@ def check_decoding(decoding, lengths, single_root, tau):
     node_mask = make_node_mask(lengths)
     batch_size, num_nodes = node_mask.shape
     max_words = max(lengths)
-    heads, edges, edge_steps, edge_probabilities = decoding
+    heads, edges, edge_steps = decoding.heads, decoding.edges, decoding.edge_steps
+    edge_probabilities = decoding.edge_probabilities
     assert heads.shape == (batch_size, num_nodes)
     assert edges.shape == (batch_size, max_words, 2)
     assert edge_steps.shape == (batch_size, max_words)

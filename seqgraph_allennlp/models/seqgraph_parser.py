@@ -1,7 +1,7 @@
 import copy
 import logging
 from contextlib import nullcontext
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 from allennlp.common.checks import ConfigurationError, check_dimensions_match
@@ -161,6 +161,14 @@ class SeqGraphParser(Model):
             self.tag_bilinear = torch.nn.Bilinear(
                 tag_representation_dim, tag_representation_dim, num_labels
             )
+            # CoNLL 2018 LAS compares universal relations only (nmod:poss counts as nmod)
+            labels = [vocab.get_token_from_index(index, "head_tags") for index in range(num_labels)]
+            universal = [label.split(":")[0] for label in labels]
+            self.register_buffer(
+                "_universal_label",
+                torch.tensor([universal.index(relation) for relation in universal], dtype=torch.long),
+                persistent=False,
+            )
 
         self._dropout = InputVariationalDropout(dropout)
         self._input_dropout = torch.nn.Dropout(input_dropout)
@@ -199,37 +207,9 @@ class SeqGraphParser(Model):
         order, `edge_steps` and `edge_probabilities` `(batch_size, N)`, `mask` `(batch_size, V)`, and with
         gold heads `loss` (the mean KL plus `label_loss`).
         """
-        # shape (batch_size, N)
         mask = get_text_field_mask(words)
-        batch_size, num_words = mask.shape
-        if self.max_sentence_length is not None and num_words > self.max_sentence_length:
-            lengths = mask.sum(dim=-1).tolist()
-            raise ValueError(
-                f"seqgraph_parser: a sentence of {max(lengths)} words is longer than this model's "
-                f"max_sentence_length={self.max_sentence_length} (its position embeddings); split the "
-                "sentence or train with a larger recurrent_weight.max_sentence_length"
-            )
-        embedded = self.text_field_embedder(words)
-        if self._pos_tag_embedding is not None:
-            if pos_tags is None:
-                raise ConfigurationError(
-                    "seqgraph_parser uses a POS embedding but the reader gives no pos_tags "
-                    '(set the reader\'s pos_tags to "upos" or "xpos")'
-                )
-            embedded = torch.cat([embedded, self._pos_tag_embedding(pos_tags)], dim=-1)
-        encoded = self.encoder(self._input_dropout(embedded), mask)
-        final_state = get_final_encoder_states(encoded, mask, self.encoder.is_bidirectional())
-
-        # shape (batch_size, V, encoder_dim), V = N + 1 with the root first
-        encoded = torch.cat([self._root_vector.expand(batch_size, 1, -1), encoded], dim=1)
-        node_mask = torch.cat([mask.new_ones(batch_size, 1), mask], dim=1)
-        encoded = self._dropout(encoded)
-
-        # shape (batch_size, V, V): S_0[head, dependent]
-        initial_scores = self.arc_attention(
-            self._dropout(self.head_arc_feedforward(encoded)),
-            self._dropout(self.dependent_arc_feedforward(encoded)),
-        )
+        batch_size = mask.size(0)
+        initial_scores, encoded, final_state, node_mask = self._encode(words, pos_tags)
 
         output: Dict[str, Any] = {"mask": node_mask}
         gold_heads = None
@@ -273,17 +253,88 @@ class SeqGraphParser(Model):
         output["head_tags"] = predicted_labels
 
         if gold_heads is not None:
-            # every word counts, punctuation included (CoNLL 2018)
-            self._attachment_scores(
-                heads[:, 1:],
-                predicted_labels[:, 1:],
-                head_indices,
-                head_tags if head_tags is not None and self.predict_labels else predicted_labels[:, 1:],
-                mask,
-            )
+            # CoNLL 2018: every word counts, punctuation included
+            if self.predict_labels and head_tags is not None:
+                self._attachment_scores(
+                    heads[:, 1:],
+                    self._universal_label[predicted_labels[:, 1:]],
+                    head_indices,
+                    self._universal_label[head_tags],
+                    mask,
+                )
+            else:
+                # no labels to compare: LAS and LEM are dropped in get_metrics
+                self._attachment_scores(heads[:, 1:], heads[:, 1:], head_indices, head_indices, mask)
         if metadata is not None:
             output["words"] = [instance["words"] for instance in metadata]
         return output
+
+    def _encode(
+        self, words: TextFieldTensors, pos_tags: Optional[torch.LongTensor]
+    ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.BoolTensor]:
+        """
+        Returns `S_0` `(batch_size, V, V)`, the encoded nodes `(batch_size, V, encoder_dim)` with the root
+        first, the encoder's final state `(batch_size, encoder_dim)` and the node mask `(batch_size, V)`.
+        """
+        # shape (batch_size, N)
+        mask = get_text_field_mask(words)
+        batch_size, num_words = mask.shape
+        if self.max_sentence_length is not None and num_words > self.max_sentence_length:
+            lengths = mask.sum(dim=-1).tolist()
+            raise ValueError(
+                f"seqgraph_parser: a sentence of {max(lengths)} words is longer than this model's "
+                f"max_sentence_length={self.max_sentence_length} (its position embeddings); split the "
+                "sentence or train with a larger recurrent_weight.max_sentence_length"
+            )
+        embedded = self.text_field_embedder(words)
+        if self._pos_tag_embedding is not None:
+            if pos_tags is None:
+                raise ConfigurationError(
+                    "seqgraph_parser uses a POS embedding but the reader gives no pos_tags "
+                    '(set the reader\'s pos_tags to "upos" or "xpos")'
+                )
+            embedded = torch.cat([embedded, self._pos_tag_embedding(pos_tags)], dim=-1)
+        encoded = self.encoder(self._input_dropout(embedded), mask)
+        final_state = get_final_encoder_states(encoded, mask, self.encoder.is_bidirectional())
+
+        # shape (batch_size, V, encoder_dim), V = N + 1 with the root first
+        encoded = torch.cat([self._root_vector.expand(batch_size, 1, -1), encoded], dim=1)
+        node_mask = torch.cat([mask.new_ones(batch_size, 1), mask], dim=1)
+        encoded = self._dropout(encoded)
+
+        # shape (batch_size, V, V): S_0[head, dependent]
+        initial_scores = self.arc_attention(
+            self._dropout(self.head_arc_feedforward(encoded)),
+            self._dropout(self.dependent_arc_feedforward(encoded)),
+        )
+
+        return initial_scores, encoded, final_state, node_mask
+
+    def decode_steps(
+        self, words: TextFieldTensors, pos_tags: Optional[torch.LongTensor] = None
+    ) -> Dict[str, torch.Tensor]:
+        """
+        Greedy valid decoding that also returns each step's policy, for inspecting the generation order
+        (`python -m seqgraph_allennlp.plot`).
+
+        # Returns
+
+        `heads` `(batch_size, V)`, `edges`, `edge_steps`, `edge_probabilities` as in `forward`, `mask`
+        `(batch_size, V)` and `policies` `(batch_size, num_steps, V, V)`, the policy over
+        `[head, dependent]` edges at each step.
+        """
+        with torch.no_grad():
+            initial_scores, encoded, final_state, node_mask = self._encode(words, pos_tags)
+            if self.decoder == "mst":
+                raise ConfigurationError("decode_steps needs the valid decoder; this model decodes with MST")
+            decoding = greedy_valid_decode(
+                self._score_function(initial_scores, encoded, final_state),
+                node_mask,
+                single_root=self.single_root,
+                tau=self.tau,
+                keep_policies=True,
+            )
+        return {"mask": node_mask, **decoding._asdict()}
 
     def _score_function(
         self,

@@ -183,12 +183,15 @@ class ValidDecoding(NamedTuple):
     edge_steps : `(batch_size, N)`, the decoding step of each edge (equal to its position when one edge is
         added per step); -1 on padding.
     edge_probabilities : `(batch_size, N)`, each chosen edge's probability under the policy of its step.
+    policies : `(batch_size, num_steps, V, V)`, each step's policy over `[head, dependent]` edges, when
+        asked for (`keep_policies`), else `None`.
     """
 
     heads: torch.LongTensor
     edges: torch.LongTensor
     edge_steps: torch.LongTensor
     edge_probabilities: torch.Tensor
+    policies: Optional[torch.Tensor] = None
 
 
 def greedy_valid_decode(
@@ -196,6 +199,7 @@ def greedy_valid_decode(
     node_mask: torch.BoolTensor,
     single_root: bool = True,
     tau: Optional[float] = None,
+    keep_policies: bool = False,
 ) -> ValidDecoding:
     """
     The valid decoder f_valid of Appendix A: at each step, the highest-scoring edge that keeps the partial
@@ -213,6 +217,8 @@ def greedy_valid_decode(
         `None` adds one edge per step. Otherwise the multi-edge decoder of Appendix A: within a step, after
         the best valid edge, keep adding the next best valid edge while its probability under the step's
         policy is at least `tau`.
+    keep_policies : `bool`, optional (default = `False`)
+        Also return every step's policy (for plots; memory grows with `N * V^2`).
     """
     batch_size, num_nodes = node_mask.shape
     device = node_mask.device
@@ -261,7 +267,14 @@ def greedy_valid_decode(
         step += 1
 
     heads = adjacency.long().argmax(dim=1)
-    return ValidDecoding(heads, edges, edge_steps, edge_probabilities)
+    kept = None
+    if keep_policies:
+        kept = (
+            torch.stack(policies, dim=1)
+            if policies
+            else torch.zeros(batch_size, 0, num_nodes, num_nodes, device=device)
+        )
+    return ValidDecoding(heads, edges, edge_steps, edge_probabilities, kept)
 
 
 def _one_edge(
