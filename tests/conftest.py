@@ -12,3 +12,34 @@ def _run_from_repository_root(monkeypatch):
     # configs name their data relative to the repository root, as a user runs them
     monkeypatch.chdir(ROOT)
     yield
+
+
+# A tiny trained parser, shared by tests/test_predictor.py and tests/test_evaluate.py: the fixture twin of
+# training_config/coach_valid.jsonnet for one epoch (a few seconds), with position embeddings for 256 words
+# so that long sentences can be parsed.
+TRAINED_MODEL_MAX_SENTENCE_LENGTH = 256
+
+
+@pytest.fixture(scope="session")
+def trained_model_archive(tmp_path_factory):
+    import json
+
+    from allennlp.commands.train import train_model_from_file
+
+    import seqgraph_allennlp  # noqa: F401
+
+    serialization_dir = tmp_path_factory.mktemp("trained_model") / "model"
+    data = str(FIXTURES / "conllu" / "en_small.conllu")
+    overrides = {
+        "train_data_path": data,
+        "validation_data_path": data,
+        "test_data_path": data,
+        "trainer.num_epochs": 1,
+        "model.recurrent_weight.max_sentence_length": TRAINED_MODEL_MAX_SENTENCE_LENGTH,
+    }
+    train_model_from_file(
+        str(FIXTURES / "configs" / "coach_valid.jsonnet"),
+        str(serialization_dir),
+        overrides=json.dumps(overrides),
+    )
+    return serialization_dir / "model.tar.gz"

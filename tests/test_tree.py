@@ -168,7 +168,9 @@ class StepScores:
     """
 
     def __init__(self, rng: torch.Generator, batch_size: int, num_nodes: int, num_steps: int, scale: float):
-        self.scores = [torch.randn(batch_size, num_nodes, num_nodes, generator=rng) * scale for _ in range(num_steps)]
+        self.scores = [
+            torch.randn(batch_size, num_nodes, num_nodes, generator=rng) * scale for _ in range(num_steps)
+        ]
         self.received: List[Optional[torch.BoolTensor]] = []
 
     def __call__(self, last_edges: Optional[torch.BoolTensor]) -> torch.Tensor:
@@ -267,7 +269,11 @@ def test_transitive_closure_long_chain_by_hand():
 
 
 @settings(max_examples=40, deadline=None)
-@given(lengths=st.lists(st.integers(1, 15), min_size=1, max_size=4), seed=seed_strategy, single_root=st.booleans())
+@given(
+    lengths=st.lists(st.integers(1, 15), min_size=1, max_size=4),
+    seed=seed_strategy,
+    single_root=st.booleans(),
+)
 def test_add_edge_reachability_equals_closure(lengths, seed, single_root):
     rng = generator(seed)
     node_mask = make_node_mask(lengths)
@@ -280,7 +286,10 @@ def test_add_edge_reachability_equals_closure(lengths, seed, single_root):
     while any(cursor[b] < len(sequences[b]) for b in range(batch_size)):
         # some sentences sit a step out (random `active`, or finished); they must not change
         active = torch.tensor(
-            [cursor[b] < len(sequences[b]) and bool(torch.rand(1, generator=rng) < 0.7) for b in range(batch_size)]
+            [
+                cursor[b] < len(sequences[b]) and bool(torch.rand(1, generator=rng) < 0.7)
+                for b in range(batch_size)
+            ]
         )
         head = torch.zeros(batch_size, dtype=torch.long)
         dependent = torch.zeros(batch_size, dtype=torch.long)
@@ -350,7 +359,11 @@ def test_valid_mask_by_hand():
 
 
 @settings(max_examples=60, deadline=None)
-@given(lengths=st.lists(st.integers(1, 9), min_size=1, max_size=3), seed=seed_strategy, single_root=st.booleans())
+@given(
+    lengths=st.lists(st.integers(1, 9), min_size=1, max_size=3),
+    seed=seed_strategy,
+    single_root=st.booleans(),
+)
 def test_valid_mask_equals_brute_force(lengths, seed, single_root):
     rng = generator(seed)
     node_mask = make_node_mask(lengths)
@@ -364,7 +377,8 @@ def test_valid_mask_equals_brute_force(lengths, seed, single_root):
         states.append(edges)
         for h, d in edges:
             adjacency[b, h, d] = True
-        reachability[b, : length + 1, : length + 1] = torch.tensor(py_closure(edges, length + 1), dtype=torch.bool)
+        reach = torch.tensor(py_closure(edges, length + 1), dtype=torch.bool)
+        reachability[b, : length + 1, : length + 1] = reach
     valid = valid_mask(adjacency, reachability, node_mask, single_root)
     assert valid.shape == (batch_size, num_nodes, num_nodes)
     for b, length in enumerate(lengths):
@@ -398,7 +412,8 @@ def check_decoding(decoding, lengths, single_root, tau):
         assert py_is_tree(row[: length + 1], length, single_root), row
         assert row[0] == 0
         assert all(h == 0 for h in row[length + 1 :])
-        assert all(e == [-1, -1] for e in all_edges[b][length:]) and all(s == -1 for s in all_steps[b][length:])
+        assert all(e == [-1, -1] for e in all_edges[b][length:])
+        assert all(s == -1 for s in all_steps[b][length:])
         pairs = [tuple(e) for e in all_edges[b][:length]]
         assert sorted(d for _, d in pairs) == list(range(1, length + 1))  # N edges, each dependent once
         assert all(row[d] == h for h, d in pairs)
@@ -417,7 +432,7 @@ def check_decoding(decoding, lengths, single_root, tau):
                     assert probabilities[position] >= tau - 1e-6
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(lengths=lengths_strategy, seed=seed_strategy, single_root=st.booleans(), tau=st.sampled_from(TAUS))
 def test_greedy_decode_gives_valid_trees(lengths, seed, single_root, tau):
     rng = generator(seed)
@@ -457,6 +472,37 @@ def test_greedy_decode_full_size_padded_batch(tau, single_root):
         # every valid edge clears tau = 0: each tree is decoded in a single step
         assert len(score_function.received) == 1
         assert (decoding.edge_steps[node_mask[:, 1:]] == 0).all()
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    lengths=st.lists(st.integers(1, 10), min_size=1, max_size=3),
+    seed=seed_strategy,
+    tau=st.sampled_from(TAUS),
+)
+def test_greedy_decode_keeps_each_steps_policy(lengths, seed, tau):
+    rng = generator(seed)
+    node_mask = make_node_mask(lengths)
+    batch_size, num_nodes = node_mask.shape
+    score_function = StepScores(rng, batch_size, num_nodes, max(lengths), scale=2.0)
+    assert greedy_valid_decode(score_function, node_mask, tau=tau).policies is None
+    score_function.received.clear()
+    decoding = greedy_valid_decode(score_function, node_mask, tau=tau, keep_policies=True)
+    num_steps = len(score_function.received)
+    assert decoding.policies.shape == (batch_size, num_steps, num_nodes, num_nodes)
+    for b, length in enumerate(lengths):
+        for step in range(num_steps):
+            # the policy of equation (5): softmax over the sentence's (N+1)^2 edges, 0 on padding
+            expected = torch.zeros(num_nodes, num_nodes)
+            real = score_function.scores[step][b, : length + 1, : length + 1]
+            expected[: length + 1, : length + 1] = torch.softmax(real.reshape(-1), dim=0).reshape(real.shape)
+            assert torch.allclose(decoding.policies[b, step], expected, atol=1e-6)
+        for position in range(length):
+            head, dependent = decoding.edges[b, position].tolist()
+            step = int(decoding.edge_steps[b, position])
+            assert float(decoding.edge_probabilities[b, position]) == pytest.approx(
+                float(decoding.policies[b, step, head, dependent]), rel=1e-5
+            )
 
 
 def reference_greedy(
@@ -594,7 +640,11 @@ def test_greedy_decode_tau_by_hand():
 
 
 @settings(max_examples=30, deadline=None)
-@given(lengths=st.lists(st.integers(1, 12), min_size=2, max_size=4), seed=seed_strategy, tau=st.sampled_from(TAUS))
+@given(
+    lengths=st.lists(st.integers(1, 12), min_size=2, max_size=4),
+    seed=seed_strategy,
+    tau=st.sampled_from(TAUS),
+)
 def test_greedy_decode_batch_equals_sentences_alone(lengths, seed, tau):
     # padding scores are huge: a sentence's decoding must not depend on its batch
     rng = generator(seed)
@@ -607,7 +657,8 @@ def test_greedy_decode_batch_equals_sentences_alone(lengths, seed, tau):
     for b, length in enumerate(lengths):
         alone_scores = [s[b : b + 1, : length + 1, : length + 1] for s in score_function.scores]
         calls = iter(alone_scores)
-        alone = greedy_valid_decode(lambda last: next(calls), torch.ones(1, length + 1, dtype=torch.bool), tau=tau)
+        alone_mask = torch.ones(1, length + 1, dtype=torch.bool)
+        alone = greedy_valid_decode(lambda last: next(calls), alone_mask, tau=tau)
         assert batched.heads[b, : length + 1].tolist() == alone.heads[0].tolist()
         assert batched.edges[b, :length].tolist() == alone.edges[0].tolist()
         assert batched.edge_steps[b, :length].tolist() == alone.edge_steps[0].tolist()
@@ -637,7 +688,11 @@ def tree_score(heads: Sequence[int], log_probs: List[List[float]]) -> float:
 
 
 @settings(max_examples=60, deadline=None)
-@given(lengths=st.lists(st.integers(1, 5), min_size=1, max_size=3), seed=seed_strategy, scale=st.sampled_from([1.0, 3.0]))
+@given(
+    lengths=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+    seed=seed_strategy,
+    scale=st.sampled_from([1.0, 3.0]),
+)
 def test_mst_decode_is_the_best_tree_by_brute_force(lengths, seed, scale):
     rng = generator(seed)
     node_mask = make_node_mask(lengths)

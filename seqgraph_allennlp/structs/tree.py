@@ -234,11 +234,14 @@ def greedy_valid_decode(
     num_added = torch.zeros(batch_size, dtype=torch.long, device=device)
 
     last_edges: Optional[torch.BoolTensor] = None
+    policies = []
     step = 0
     while bool((num_added < num_words).any()):
         # shape (batch_size, V * V); choose in log space: probabilities of unlikely edges underflow to 0 and
         # would tie, losing the score order among them
         log_probabilities = edge_log_probs(score_function(last_edges), node_mask)
+        if keep_policies:
+            policies.append(log_probabilities.exp().reshape(batch_size, num_nodes, num_nodes))
         step_edges = torch.zeros_like(adjacency)
         first = True
         while True:

@@ -1,0 +1,174 @@
+"""
+CoNLL 2018 attachment scores of a predicted CoNLL-U file against a gold one with the same tokenisation,
+computed independently of any model: UAS, LAS, UEM and LEM.
+
+* Every word (integer-id line) counts, punctuation included; multiword-token ranges (`1-2`) and empty
+  nodes (`8.1`) do not.
+* UAS: the fraction of words whose predicted HEAD is the gold HEAD.
+* LAS: the fraction of words whose HEAD is right and whose DEPREL is right on its universal part (before
+  the first `:`), as `conll18_ud_eval.py` compares them: `nmod:poss` for `nmod` is right.
+* UEM / LEM: the fraction of sentences whose every HEAD (and, for LEM, every universal DEPREL) is right.
+
+A predicted `_` HEAD or DEPREL is wrong. The two files must hold the same sentences with the same words
+(the same number of words and the same FORM each); anything else is an `AlignmentError` naming the files
+and lines. Command line:
+
+    python -m seqgraph_allennlp.common.scoring GOLD.conllu PRED.conllu [--json]
+"""
+import argparse
+import itertools
+import json
+import sys
+from dataclasses import dataclass
+from typing import Dict, Iterable, Optional, Sequence
+
+from seqgraph_allennlp.common.conllu import ConlluError, ConlluSentence, read_sentences
+
+
+class AlignmentError(ConlluError):
+    """The gold and predicted files do not hold the same sentences and words. One line: `path:line: problem`."""
+
+
+def universal_relation(deprel: str) -> str:
+    """The universal part of a DEPREL: `nmod:poss` -> `nmod`."""
+    return deprel.split(":")[0]
+
+
+@dataclass
+class AttachmentCounts:
+    words: int = 0
+    sentences: int = 0
+    unlabeled_correct: int = 0
+    labeled_correct: int = 0
+    unlabeled_exact: int = 0
+    labeled_exact: int = 0
+
+    def scores(self) -> Dict[str, float]:
+        """`UAS`, `LAS`, `UEM`, `LEM` as fractions (0 when there is nothing to score)."""
+        words = max(self.words, 1)
+        sentences = max(self.sentences, 1)
+        return {
+            "UAS": self.unlabeled_correct / words,
+            "LAS": self.labeled_correct / words,
+            "UEM": self.unlabeled_exact / sentences,
+            "LEM": self.labeled_exact / sentences,
+        }
+
+
+def _name(sentence: Optional[ConlluSentence], default: str) -> str:
+    return sentence.file_path if sentence is not None else default
+
+
+def count_sentences(
+    gold_sentences: Iterable[ConlluSentence],
+    predicted_sentences: Iterable[ConlluSentence],
+    gold_name: str = "gold",
+    predicted_name: str = "predicted",
+) -> AttachmentCounts:
+    """
+    Counts the attachments of aligned sentences. Raises `AlignmentError` when the sentences or words do
+    not align, and `ConlluError` when a gold word has no HEAD or DEPREL.
+    """
+    counts = AttachmentCounts()
+    for gold, predicted in itertools.zip_longest(gold_sentences, predicted_sentences):
+        if predicted is None:
+            raise AlignmentError(
+                gold.file_path,
+                gold.start_line,
+                f"gold sentence {counts.sentences + 1} has no counterpart: {predicted_name} has only "
+                f"{counts.sentences} sentences",
+            )
+        if gold is None:
+            raise AlignmentError(
+                predicted.file_path,
+                predicted.start_line,
+                f"sentence {counts.sentences + 1} has no counterpart: {gold_name} has only "
+                f"{counts.sentences} sentences",
+            )
+        if len(gold.words) != len(predicted.words):
+            raise AlignmentError(
+                predicted.file_path,
+                predicted.start_line,
+                f"sentence {counts.sentences + 1} has {len(predicted.words)} words but the gold sentence "
+                f"at {gold.file_path}:{gold.start_line} has {len(gold.words)}",
+            )
+        all_heads = all_labels = True
+        for gold_word, predicted_word in zip(gold.words, predicted.words):
+            if gold_word.form != predicted_word.form:
+                raise AlignmentError(
+                    predicted.file_path,
+                    predicted_word.line_number,
+                    f"word {predicted_word.id} is {predicted_word.form!r} but the gold word at "
+                    f"{gold.file_path}:{gold_word.line_number} is {gold_word.form!r}",
+                )
+            if gold_word.head is None or gold_word.deprel == "_":
+                raise ConlluError(
+                    gold.file_path,
+                    gold_word.line_number,
+                    f"gold word {gold_word.id} has no HEAD or DEPREL: cannot score against it",
+                )
+            head_right = predicted_word.head is not None and predicted_word.head == gold_word.head
+            label_right = head_right and (
+                predicted_word.deprel != "_"
+                and universal_relation(predicted_word.deprel) == universal_relation(gold_word.deprel)
+            )
+            counts.words += 1
+            counts.unlabeled_correct += head_right
+            counts.labeled_correct += label_right
+            all_heads &= head_right
+            all_labels &= label_right
+        counts.sentences += 1
+        counts.unlabeled_exact += all_heads
+        counts.labeled_exact += all_labels
+    return counts
+
+
+def score_files(gold_path: str, predicted_path: str) -> Dict[str, float]:
+    """
+    `{"UAS", "LAS", "UEM", "LEM"}` of `predicted_path` against `gold_path` (fractions in `[0, 1]`).
+    """
+    counts = count_files(gold_path, predicted_path)
+    return counts.scores()
+
+
+def count_files(gold_path: str, predicted_path: str) -> AttachmentCounts:
+    counts = count_sentences(
+        read_sentences(gold_path), read_sentences(predicted_path), str(gold_path), str(predicted_path)
+    )
+    if counts.words == 0:
+        raise ValueError(f"{gold_path}: no sentences to score")
+    return counts
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m seqgraph_allennlp.common.scoring",
+        description="CoNLL 2018 UAS, LAS (universal relations), UEM and LEM of a predicted CoNLL-U file "
+        "against a gold one with the same tokenisation. Every word counts, punctuation included.",
+    )
+    parser.add_argument("gold", help="gold CoNLL-U file")
+    parser.add_argument("predicted", help="predicted CoNLL-U file (same sentences and words)")
+    parser.add_argument("--json", action="store_true", help="print the scores as one JSON object")
+    args = parser.parse_args(argv)
+    try:
+        counts = count_files(args.gold, args.predicted)
+    except (ValueError, OSError) as error:  # ConlluError and AlignmentError are ValueErrors
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    scores = counts.scores()
+    if args.json:
+        print(json.dumps(scores))
+        return 0
+    word_counts = {"UAS": counts.unlabeled_correct, "LAS": counts.labeled_correct}
+    sentence_counts = {"UEM": counts.unlabeled_exact, "LEM": counts.labeled_exact}
+    for name, value in scores.items():
+        if name in word_counts:
+            detail = f"{word_counts[name]}/{counts.words} words"
+        else:
+            detail = f"{sentence_counts[name]}/{counts.sentences} sentences"
+        print(f"{name}: {value:.6f} ({detail})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

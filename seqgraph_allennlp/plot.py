@@ -1,0 +1,327 @@
+"""
+Per-step edge distributions of the sequential graph parser, as in Figure 1 of Welleck & Cho (2019).
+
+    python -m seqgraph_allennlp.plot MODEL.tar.gz --sentence "The cat sat on the mat ." -o steps.png
+
+The sentence is split on whitespace and parsed with the greedy valid decoder (`SeqGraphParser.decode_steps`).
+The figure has one panel per decoding step: the policy over edges at that step as a heat map (rows the head
+incl. ROOT, columns the dependent), the edge chosen at that step in a red box and the edges chosen before it
+as white dots; and a last panel with the final tree drawn as arcs over the sentence, each arc labelled with
+the step that added it.
+
+Errors (missing model file, empty sentence, a model that decodes with MST, ...) are printed as one line on
+stderr and exit with status 2.
+"""
+import argparse
+import math
+import os
+import sys
+from typing import List, Optional, Sequence
+
+# Imports of torch, allennlp and this package are left to the functions that need them, so that the
+# command line checks its arguments (and `--help` answers) without loading them.
+
+ROOT = "ROOT"
+EXIT_ERROR = 2
+# the heat maps' colours: a square-root scale, so that the small mass of later, flatter steps still shows
+COLOUR_GAMMA = 0.5
+MAX_COLUMNS = 5
+LABEL_LENGTH = 12
+
+
+class PlotError(Exception):
+    """A problem with the user's input: reported as one line, without a traceback."""
+
+
+def _short(word: str) -> str:
+    return word if len(word) <= LABEL_LENGTH else word[: LABEL_LENGTH - 1] + "\u2026"
+
+
+def _tick_stride(num_labels: int) -> int:
+    """Label every tick up to 20 labels, then every second, third, ... so that at most ~20 show."""
+    return max(1, math.ceil(num_labels / 20))
+
+
+def decode_sentence(model, reader, words: Sequence[str]):
+    """
+    Runs `model.decode_steps` on one sentence and returns plain numpy/list data:
+    `(policies (num_steps, V, V), edges [(head, dependent), ...], edge_steps [...], edge_probabilities [...],
+    heads [V])`.
+    """
+    import torch
+    from allennlp.common.checks import ConfigurationError
+    from allennlp.data import Batch
+    from allennlp.nn import util
+
+    words = list(words)
+    if not words:
+        raise PlotError("the sentence is empty: give at least one word")
+    if not hasattr(model, "decode_steps"):
+        raise PlotError(
+            f"the model is a {type(model).__name__}, which has no decoding steps to plot "
+            "(a seqgraph_parser model is needed)"
+        )
+    if getattr(model, "decoder", "valid") == "mst":
+        raise PlotError(
+            'this model decodes with Chu-Liu-Edmonds (decoder: "mst"), which has no steps to plot; '
+            'use a model trained with decoder: "valid"'
+        )
+    instance = reader.text_to_instance(words)
+    reader.apply_token_indexers(instance)
+    batch = Batch([instance])
+    batch.index_instances(model.vocab)
+    tensors = batch.as_tensor_dict()
+    device = next(model.parameters()).device
+    tensors = util.move_to_device(tensors, device)
+    model.eval()
+    try:
+        output = model.decode_steps(tensors["words"], tensors.get("pos_tags"))
+    except (ConfigurationError, ValueError) as error:
+        message = getattr(error, "message", None) or str(error)
+        raise PlotError(" ".join(str(message).split())) from error
+    num_words = len(words)
+    policies = output["policies"][0].float().cpu()
+    edges = output["edges"][0, :num_words].cpu().tolist()
+    edge_steps = output["edge_steps"][0, :num_words].cpu().tolist()
+    probabilities = output["edge_probabilities"][0, :num_words].cpu().tolist()
+    heads = output["heads"][0].cpu().tolist()
+    with torch.no_grad():
+        return policies.numpy(), edges, edge_steps, probabilities, heads
+
+
+def plot_steps(
+    model, reader, words: Sequence[str], output_path: Optional[str] = None, max_steps: Optional[int] = None
+):
+    """
+    Draws the per-step edge distributions of `model` (a `SeqGraphParser`) on `words` and the final tree,
+    saves the figure to `output_path` (any format matplotlib knows from the extension; nothing is saved when
+    it is `None`) and returns the matplotlib `Figure`.
+
+    Its step panels are the axes labelled `step-1`, `step-2`, ... (`Axes.get_label()`), the tree panel is
+    `tree` and the colour bar `colorbar`. `max_steps` keeps only the first steps (the tree is always whole).
+    """
+    import numpy
+    from matplotlib.colors import PowerNorm
+    from matplotlib.figure import Figure
+    from matplotlib.gridspec import GridSpec
+    from matplotlib.patches import Rectangle
+
+    if max_steps is not None and max_steps < 1:
+        raise PlotError(f"--max-steps must be at least 1, got {max_steps}")
+    words = list(words)
+    policies, edges, edge_steps, probabilities, heads = decode_sentence(model, reader, words)
+    num_steps = policies.shape[0]
+    shown = num_steps if max_steps is None else min(num_steps, max_steps)
+    num_nodes = len(words) + 1
+    nodes = [ROOT] + words
+
+    # the heat maps: rows are heads (ROOT and words), columns dependents (words; ROOT is never a dependent)
+    maps = policies[:shown, :, 1:]
+    vmax = float(maps.max()) if maps.size else 1.0
+    norm = PowerNorm(gamma=COLOUR_GAMMA, vmin=0.0, vmax=max(vmax, 1e-6))
+
+    columns = max(1, min(MAX_COLUMNS, math.ceil(math.sqrt(shown)) + (1 if shown > 4 else 0), shown))
+    rows = max(1, math.ceil(shown / columns))
+    # a panel grows with the sentence, within bounds that keep a 6-10 word sentence readable
+    panel = min(4.2, max(2.6, 0.24 * num_nodes + 1.0))
+    tree_height = 2.4 + 0.06 * num_nodes
+    width = columns * panel + 1.3
+    height = rows * (panel + 0.35) + tree_height + 1.0
+    figure = Figure(figsize=(width, height), dpi=100, layout="constrained")
+    grid = GridSpec(
+        rows + 1,
+        columns + 1,
+        figure=figure,
+        width_ratios=[1.0] * columns + [0.05],
+        height_ratios=[panel] * rows + [tree_height],
+    )
+
+    stride = _tick_stride(num_nodes)
+    head_ticks = list(range(0, num_nodes, stride))
+    dependent_ticks = list(range(0, num_nodes - 1, stride))
+    image = None
+    step_of_edge = {}
+    for (head, dependent), step in zip(edges, edge_steps):
+        if head >= 0:
+            step_of_edge[(head, dependent)] = step
+    for index in range(shown):
+        row, column = divmod(index, columns)
+        axes = figure.add_subplot(grid[row, column], label=f"step-{index + 1}")
+        image = axes.imshow(maps[index], cmap="viridis", norm=norm, aspect="auto", interpolation="nearest")
+        # the edges chosen before this step (white dots) and at this step (red box)
+        earlier = [edge for edge, step in step_of_edge.items() if step < index]
+        if earlier:
+            axes.scatter(
+                [dependent - 1 for _, dependent in earlier],
+                [head for head, _ in earlier],
+                s=14,
+                c="white",
+                edgecolors="black",
+                linewidths=0.5,
+                zorder=3,
+            )
+        chosen = [
+            (edge, probability)
+            for edge, step, probability in zip(edges, edge_steps, probabilities)
+            if step == index and edge[0] >= 0
+        ]
+        for (head, dependent), _ in chosen:
+            axes.add_patch(
+                Rectangle(
+                    (dependent - 1 - 0.5, head - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=2.0, zorder=4
+                )
+            )
+        if chosen:
+            (head, dependent), probability = chosen[0]
+            title = f"t={index + 1}: {_short(nodes[head])} \u2192 {_short(nodes[dependent])} (p={probability:.2f})"
+            if len(chosen) > 1:
+                title += f" +{len(chosen) - 1}"
+        else:
+            title = f"t={index + 1}"
+        axes.set_title(title, fontsize=9)
+        axes.set_yticks(head_ticks)
+        axes.set_xticks(dependent_ticks)
+        axes.tick_params(length=2, labelsize=7)
+        if column == 0:
+            axes.set_yticklabels([_short(nodes[i]) for i in head_ticks])
+            axes.set_ylabel("head", fontsize=8)
+        else:
+            axes.set_yticklabels([])
+        # x labels under the last panel of each column
+        if index + columns >= shown:
+            axes.set_xticklabels([_short(nodes[i + 1]) for i in dependent_ticks], rotation=60, ha="right")
+            axes.set_xlabel("dependent", fontsize=8)
+        else:
+            axes.set_xticklabels([])
+
+    if image is not None:
+        colour_axes = figure.add_subplot(grid[:rows, columns], label="colorbar")
+        colour_bar = figure.colorbar(image, cax=colour_axes)
+        colour_bar.set_label("policy probability of the edge (sqrt scale)", fontsize=8)
+        colour_bar.ax.tick_params(labelsize=7)
+
+    tree_axes = figure.add_subplot(grid[rows, :], label="tree")
+    _draw_tree(tree_axes, nodes, edges, edge_steps, probabilities)
+    title = "Per-step edge distributions (red box: edge chosen at step t; white dots: edges chosen before)"
+    if shown < num_steps:
+        title += f"\nfirst {shown} of {num_steps} steps shown"
+    figure.suptitle(title, fontsize=11)
+    if output_path is not None:
+        directory = os.path.dirname(os.path.abspath(output_path))
+        os.makedirs(directory, exist_ok=True)
+        figure.savefig(output_path)
+    return figure
+
+
+def _draw_tree(axes, nodes: List[str], edges, edge_steps, probabilities) -> None:
+    """The final tree as arcs above the words, from head to dependent, labelled with their step."""
+    from matplotlib import colormaps
+    from matplotlib.patches import FancyArrowPatch
+    from matplotlib.path import Path
+
+    num_words = len(nodes) - 1
+    steps = [step for step in edge_steps if step >= 0]
+    last = max(steps) if steps else 0
+    colours = colormaps["plasma"]
+    for index, node in enumerate(nodes):
+        axes.text(
+            index,
+            0,
+            node,
+            ha="center",
+            va="top",
+            fontsize=9 if num_words <= 20 else 7,
+            fontweight="bold" if index == 0 else "normal",
+            rotation=0 if num_words <= 14 else 45,
+        )
+    max_span = max([abs(head - dependent) for head, dependent in edges if head >= 0] + [1])
+    base = 0.08
+    for (head, dependent), step, probability in zip(edges, edge_steps, probabilities):
+        if head < 0:
+            continue
+        span = abs(head - dependent)
+        height = 0.2 + 0.8 * span / max_span
+        # a quadratic Bezier in data coordinates whose apex, at the middle, is `height` above the words
+        middle = (head + dependent) / 2
+        path = Path(
+            [(head, base), (middle, base + 2 * height), (dependent, base)],
+            [Path.MOVETO, Path.CURVE3, Path.CURVE3],
+        )
+        colour = "red" if head == 0 else colours(0.85 * step / max(last, 1))
+        axes.add_patch(
+            FancyArrowPatch(
+                path=path,
+                arrowstyle="-|>",
+                mutation_scale=10,
+                linewidth=1.6 if head == 0 else 1.2,
+                color=colour,
+                linestyle="--" if head == 0 else "-",
+            )
+        )
+        axes.text(
+            middle,
+            base + height,
+            f"{step + 1}",
+            ha="center",
+            va="center",
+            fontsize=7,
+            color=colour,
+            bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.9},
+        )
+    axes.set_xlim(-0.7, num_words + 0.7)
+    axes.set_ylim(-0.3 if num_words <= 14 else -0.5, 1.15)
+    axes.axis("off")
+    axes.set_title(
+        "Final tree: arcs from head to dependent, numbered by the step that added them "
+        "(dashed red: ROOT arc)",
+        fontsize=9,
+    )
+
+
+def _parse_arguments(arguments: Optional[List[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m seqgraph_allennlp.plot",
+        description="Plot the per-step edge distributions of a sequential graph parser on one sentence "
+        "(Figure 1 of Welleck & Cho, 2019).",
+    )
+    parser.add_argument("model", help="a trained model archive (model.tar.gz)")
+    parser.add_argument(
+        "--sentence", required=True, help='the sentence, split on whitespace (e.g. "The cat sat on the mat .")'
+    )
+    parser.add_argument("-o", "--output", default="steps.png", help="the image to write (default: steps.png)")
+    parser.add_argument("--cuda-device", type=int, default=-1, help="GPU to use, -1 for the CPU (default)")
+    parser.add_argument(
+        "--max-steps", type=int, default=None, help="plot only the first steps (for long sentences)"
+    )
+    return parser.parse_args(arguments)
+
+
+def main(arguments: Optional[List[str]] = None) -> int:
+    options = _parse_arguments(arguments)
+    try:
+        words = options.sentence.split()
+        if not words:
+            raise PlotError("the sentence is empty: give at least one word")
+        if options.max_steps is not None and options.max_steps < 1:
+            raise PlotError(f"--max-steps must be at least 1, got {options.max_steps}")
+        if not os.path.isfile(options.model):
+            raise PlotError(f"model file not found: {options.model}")
+
+        import seqgraph_allennlp  # noqa: F401  (registers the model and reader)
+        from allennlp.models.archival import load_archive
+
+        try:
+            archive = load_archive(options.model, cuda_device=options.cuda_device)
+        except Exception as error:  # a corrupt or foreign archive, a missing GPU, ...
+            message = " ".join(str(error).split()) or type(error).__name__
+            raise PlotError(f"could not load the model archive {options.model}: {message}") from error
+        plot_steps(archive.model, archive.dataset_reader, words, options.output, options.max_steps)
+    except PlotError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"wrote {options.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

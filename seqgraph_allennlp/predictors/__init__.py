@@ -1,0 +1,1 @@
+from seqgraph_allennlp.predictors.seqgraph_parser import SeqGraphParserPredictor  # noqa: F401

@@ -1,0 +1,332 @@
+import json
+import logging
+from typing import Any, Dict, List, Optional
+
+from allennlp.common.checks import ConfigurationError
+from allennlp.common.util import JsonDict, sanitize
+from allennlp.data import DatasetReader, Instance
+from allennlp.models import Model
+from allennlp.predictors.predictor import Predictor
+
+from seqgraph_allennlp.common.conllu import ConlluSentence, format_sentence, parse_string
+
+logger = logging.getLogger(__name__)
+
+OUTPUT_FORMATS = ("json", "conllu")
+# The keys of a prediction; everything else the model returns (loss, mask, ...) is dropped.
+OUTPUT_KEYS = (
+    "words",
+    "predicted_heads",
+    "predicted_dependencies",
+    "generation_order",
+    "edge_probabilities",
+)
+# Gold annotation is not needed to predict: dropping it skips the loss and keeps the metrics untouched.
+GOLD_FIELDS = ("head_tags", "head_indices")
+
+
+class InputError(ValueError):
+    """
+    A record that cannot be parsed. The message is one line, e.g.
+    `record 3: record has neither "words" nor "sentence"`.
+    """
+
+
+class _Record(dict):
+    """
+    A JSON record as read by `SeqGraphParserPredictor.load_line`: the parsed object plus the number of the
+    record in the input, and the reason it could not be read (not valid JSON, not an object), if any.
+    """
+
+    def __init__(self, values: Dict[str, Any], number: int, error: Optional[str] = None) -> None:
+        super().__init__(values)
+        self.number = number
+        self.error = error
+
+
+def _type_name(value: Any) -> str:
+    return {
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def _one_line(message: str) -> str:
+    return " ".join(str(message).split())
+
+
+@Predictor.register("seqgraph_parser")
+class SeqGraphParserPredictor(Predictor):
+    """
+    Parses sentences with a `seqgraph_parser` model (or any model whose human-readable output has
+    `predicted_heads` and `predicted_dependencies`).
+
+    Input, one JSON object per line: `{"words": ["The", "cat", "sat"]}` or `{"sentence": "The cat sat ."}`
+    (split on whitespace; with both, `words` are parsed and `sentence` is only the `# text` of CoNLL-U
+    output), with optional `"pos"`: one tag per word (needed by models with a POS embedding). With
+    `allennlp predict --use-dataset-reader` the input is a CoNLL-U file read by the model's `seqgraph_ud`
+    reader instead.
+
+    Output, one per input record (sentence), in input order:
+
+    * `output_format: "json"`: a JSON object with `words`, `predicted_heads` (1-based, 0 the root),
+      `predicted_dependencies`, and for the valid decoder `generation_order` (the `[head, dependent]`
+      edge added at each step) and `edge_probabilities` (the policy's probability of each of those edges);
+    * `output_format: "conllu"`: a CoNLL-U sentence. A sentence read from a CoNLL-U file is written line for
+      line as it was read (comments, multiword-token ranges, empty nodes and every column) except HEAD and
+      DEPREL of its words, which carry the prediction. A JSON record becomes a minimal sentence: a
+      `# text = ...` comment and one line per word with ID, FORM, the `pos` tags (in the column the
+      reader's `pos_tags` names, UPOS by default), HEAD and DEPREL, `_` elsewhere.
+
+    A record that cannot be parsed (not valid JSON, not a JSON object, neither `words` nor `sentence`,
+    no words, `words` not a list of non-empty strings, `pos` not one string per word, more words than the
+    model's `max_sentence_length`) is not dropped: a one-line error naming the problem and the record's
+    number (its line among the non-blank input lines) is logged, and its output record is
+    `{"error": "record 3: ..."}`, or in CoNLL-U, `# error = record 3: ...` and a blank line. The other
+    records of its batch are parsed as usual. A CoNLL-U sentence too long for the model is written with
+    `_` heads and relations after a `# error = ...` comment, so the output still aligns with the input.
+
+    # Parameters
+
+    model : `Model`
+    dataset_reader : `DatasetReader`
+        The model's `seqgraph_ud` reader; it builds the instances (`text_to_instance`) and their indexers.
+    frozen : `bool`, optional (default = `True`)
+        Put the model in evaluation mode.
+    output_format : `str`, optional (default = `"json"`)
+        `"json"` or `"conllu"` (see above). On the command line:
+        `--predictor-args '{"output_format": "conllu"}'`.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        dataset_reader: DatasetReader,
+        frozen: bool = True,
+        output_format: str = "json",
+    ) -> None:
+        super().__init__(model, dataset_reader, frozen)
+        if output_format not in OUTPUT_FORMATS:
+            raise ConfigurationError(
+                f'seqgraph_parser predictor: output_format must be "json" or "conllu", got {output_format!r}'
+            )
+        self.output_format = output_format
+        self._num_records = 0
+
+    # Reading
+
+    def load_line(self, line: str) -> JsonDict:
+        """
+        Parses one input line. Never raises: a line that is not a JSON object becomes an empty record that
+        carries its error, so that it gets an output record in its place.
+        """
+        self._num_records += 1
+        number = self._num_records
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            return _Record({}, number, f"not valid JSON ({error})")
+        if not isinstance(value, dict):
+            return _Record({}, number, f"expected a JSON object, got {_type_name(value)}")
+        return _Record(value, number)
+
+    def _json_to_instance(self, json_dict: JsonDict) -> Instance:
+        """
+        Builds the instance of a record, or raises `InputError` saying what is wrong with it.
+        """
+        error = getattr(json_dict, "error", None)
+        if error is not None:
+            raise InputError(error)
+        if not isinstance(json_dict, dict):
+            raise InputError(f"expected a JSON object, got {_type_name(json_dict)}")
+
+        text = json_dict.get("sentence")
+        if text is not None and not isinstance(text, str):
+            raise InputError(f'"sentence" must be a string, got {_type_name(text)}')
+        if "words" in json_dict:
+            words = json_dict["words"]
+            if not isinstance(words, list):
+                raise InputError(f'"words" must be a list of strings, got {_type_name(words)}')
+            if not words:
+                raise InputError('empty sentence: "words" is an empty list')
+            for index, word in enumerate(words, start=1):
+                if not isinstance(word, str):
+                    raise InputError(
+                        f'"words" must be a list of strings: word {index} is {_type_name(word)}'
+                    )
+                if not word.strip():
+                    raise InputError(f'"words": word {index} is empty or only whitespace')
+                if any(character in word for character in "\t\n\r"):
+                    raise InputError(f'"words": word {index} contains a tab or a line break')
+        elif text is not None:
+            words = text.split()
+            if not words:
+                raise InputError('empty sentence: "sentence" has no words')
+        else:
+            raise InputError('record has neither "words" nor "sentence"')
+
+        pos = json_dict.get("pos")
+        if pos is not None:
+            if not isinstance(pos, list) or not all(isinstance(tag, str) for tag in pos):
+                raise InputError(f'"pos" must be a list of strings, got {_type_name(pos)}')
+            if len(pos) != len(words):
+                raise InputError(f'"pos" has {len(pos)} tags for {len(words)} words')
+            for index, tag in enumerate(pos, start=1):
+                if not tag.strip() or any(character in tag for character in "\t\n\r"):
+                    raise InputError(f'"pos": tag {index} is empty or contains whitespace')
+        elif getattr(self._model, "_pos_tag_embedding", None) is not None:
+            raise InputError('this model needs POS tags: give "pos", one tag per word')
+
+        sentence = None
+        if self.output_format == "conllu":
+            sentence = self._minimal_sentence(words, pos, text, getattr(json_dict, "number", None))
+        # a model without a POS embedding ignores tags: no field for them (they still go to CoNLL-U)
+        uses_pos = getattr(self._model, "_pos_tag_embedding", None) is not None
+        return self._dataset_reader.text_to_instance(  # type: ignore
+            words, pos if uses_pos else None, sentence=sentence
+        )
+
+    def _minimal_sentence(
+        self, words: List[str], pos: Optional[List[str]], text: Optional[str], number: Optional[int]
+    ) -> ConlluSentence:
+        """A CoNLL-U sentence for a JSON record: `# text`, then ID, FORM and the POS tags, `_` elsewhere."""
+        pos_column = 4 if getattr(self._dataset_reader, "pos_tags", None) == "xpos" else 3
+        lines = ["# text = " + (" ".join(text.split()) if text is not None else " ".join(words))]
+        for index, word in enumerate(words):
+            columns = [str(index + 1), word] + ["_"] * 8
+            if pos is not None:
+                columns[pos_column] = pos[index]
+            lines.append("\t".join(columns))
+        name = f"<record {number}>" if number is not None else "<record>"
+        return parse_string("\n".join(lines) + "\n", name)[0]
+
+    # Predicting
+
+    def predict_json(self, inputs: JsonDict) -> JsonDict:
+        return self.predict_batch_json([inputs])[0]
+
+    def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
+        results: List[Optional[JsonDict]] = [None] * len(inputs)
+        instances: List[Instance] = []
+        positions: List[int] = []
+        for position, record in enumerate(inputs):
+            try:
+                instance = self._json_to_instance(record)
+            except InputError as error:
+                results[position] = self._error(self._record_name(record) + str(error))
+                continue
+            error_message = self._length_error(instance)
+            if error_message is not None:
+                results[position] = self._error(self._record_name(record) + error_message)
+                continue
+            instances.append(instance)
+            positions.append(position)
+        for position, output in zip(positions, self._predict(instances)):
+            results[position] = output
+        return results  # type: ignore[return-value]
+
+    def predict_instance(self, instance: Instance) -> JsonDict:
+        return self.predict_batch_instance([instance])[0]
+
+    def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
+        results: List[Optional[JsonDict]] = [None] * len(instances)
+        good: List[Instance] = []
+        positions: List[int] = []
+        for position, instance in enumerate(instances):
+            error_message = self._length_error(instance)
+            if error_message is None:
+                good.append(instance)
+                positions.append(position)
+                continue
+            sentence = self._conllu_sentence(instance)
+            if sentence is not None:
+                error_message = f"{sentence.file_path}:{sentence.start_line}: {error_message}"
+            results[position] = self._error(error_message, sentence)
+        for position, output in zip(positions, self._predict(good)):
+            results[position] = output
+        return results  # type: ignore[return-value]
+
+    def _predict(self, instances: List[Instance]) -> List[JsonDict]:
+        if not instances:
+            return []
+        inputs = []
+        for instance in instances:
+            # A shallow copy without the gold annotation: the caller's instance is left as it was.
+            instance = Instance(
+                {name: field for name, field in instance.fields.items() if name not in GOLD_FIELDS}
+            )
+            self._dataset_reader.apply_token_indexers(instance)
+            inputs.append(instance)
+        outputs = self._model.forward_on_instances(inputs)
+        results = []
+        for instance, output in zip(instances, outputs):
+            result = {key: sanitize(output[key]) for key in OUTPUT_KEYS if key in output}
+            if "words" not in result:
+                result["words"] = [token.text for token in instance["words"]]  # type: ignore
+            if self.output_format == "conllu":
+                sentence = self._conllu_sentence(instance)
+                if sentence is None:
+                    sentence = self._minimal_sentence(result["words"], None, None, None)
+                result["conllu"] = format_sentence(
+                    sentence, result["predicted_heads"], result["predicted_dependencies"]
+                )
+            results.append(result)
+        return results
+
+    # Errors
+
+    @staticmethod
+    def _record_name(record: Any) -> str:
+        number = getattr(record, "number", None)
+        return f"record {number}: " if number is not None else ""
+
+    @staticmethod
+    def _conllu_sentence(instance: Instance) -> Optional[ConlluSentence]:
+        metadata = instance.fields.get("metadata")
+        if metadata is None:
+            return None
+        return metadata.metadata.get("conllu")  # type: ignore[attr-defined]
+
+    def _length_error(self, instance: Instance) -> Optional[str]:
+        max_length = getattr(self._model, "max_sentence_length", None)
+        num_words = len(instance["words"])  # type: ignore[arg-type]
+        if isinstance(max_length, int) and num_words > max_length:
+            return (
+                f"sentence of {num_words} words is longer than this model's "
+                f"max_sentence_length={max_length}"
+            )
+        return None
+
+    def _error(self, message: str, sentence: Optional[ConlluSentence] = None) -> JsonDict:
+        message = _one_line(message)
+        logger.error("seqgraph_parser predictor: %s", message)
+        result: JsonDict = {"error": message}
+        if self.output_format == "conllu":
+            text = f"# error = {message}\n"
+            if sentence is None:
+                result["conllu"] = text + "\n"
+            else:
+                # the sentence itself, unparsed, so that the output still aligns with the input
+                none = [None] * len(sentence)
+                result["conllu"] = text + format_sentence(sentence, none, none)
+        return result
+
+    # Writing
+
+    def dump_line(self, outputs: JsonDict) -> str:
+        if self.output_format == "conllu":
+            if "conllu" in outputs:
+                return outputs["conllu"]
+            if "error" in outputs:
+                return f"# error = {_one_line(outputs['error'])}\n\n"
+            return format_sentence(
+                self._minimal_sentence(outputs["words"], None, None, None),
+                outputs["predicted_heads"],
+                outputs["predicted_dependencies"],
+            )
+        return json.dumps({key: value for key, value in outputs.items() if key != "conllu"}) + "\n"

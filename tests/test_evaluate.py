@@ -1,0 +1,185 @@
+"""
+`seqgraph_allennlp.common.scoring` against hand-computed scores, and `allennlp evaluate`'s attachment
+scores against the scorer's scores of the predictor's CoNLL-U output (same model, same file).
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from seqgraph_allennlp.common.conllu import ConlluError
+from seqgraph_allennlp.common.scoring import AlignmentError, count_files, main, score_files
+
+ROOT = Path(__file__).resolve().parents[1]
+EN_SMALL = ROOT / "fixtures" / "conllu" / "en_small.conllu"
+ALLENNLP = Path(sys.executable).parent / "allennlp"
+
+
+def conllu(rows):
+    """CoNLL-U text from `(id, form, head, deprel)` rows and `#` comments; `None` ends a sentence."""
+    lines = []
+    for row in rows:
+        if row is None:
+            lines.append("")
+        elif isinstance(row, str):
+            lines.append(row)
+        else:
+            token_id, form, head, deprel = row
+            lines.append(f"{token_id}\t{form}\t_\t_\t_\t_\t{head}\t{deprel}\t_\t_")
+    return "\n".join(lines) + "\n"
+
+
+# 9 words in 2 sentences; the multiword token `2-3` and the empty node `4.1` are not words
+GOLD = [
+    "# text = I can't go home",
+    ("1", "I", 4, "nsubj"),
+    ("2-3", "can't", "_", "_"),
+    ("2", "ca", 4, "aux"),
+    ("3", "n't", 4, "advmod"),
+    ("4", "go", 0, "root"),
+    ("4.1", "went", "_", "_"),
+    ("5", "home", 4, "advmod"),
+    None,
+    "# text = Her dog barks .",
+    ("1", "Her", 2, "nmod:poss"),
+    ("2", "dog", 3, "nsubj"),
+    ("3", "barks", 0, "root"),
+    ("4", ".", 3, "punct"),
+    None,
+]
+PREDICTED = [
+    "# text = I can't go home",
+    ("1", "I", 4, "nsubj"),
+    ("2-3", "can't", 3, "junk"),  # ignored
+    ("2", "ca", 4, "aux"),
+    ("3", "n't", 4, "advmod:neg"),  # a subtype of the gold relation: right for LAS
+    ("4", "go", 0, "root"),
+    ("5", "home", 4, "obl:npmod"),  # right head, wrong relation
+    None,
+    "# text = Her dog barks .",
+    ("1", "Her", 2, "nmod"),  # the universal part of nmod:poss: right
+    ("2", "dog", 1, "nsubj"),  # wrong head
+    ("3", "barks", 0, "root"),
+    ("4", ".", 2, "punct"),  # wrong head (punctuation counts)
+    None,
+]
+
+
+def write(path: Path, rows) -> Path:
+    path.write_text(conllu(rows), encoding="utf-8")
+    return path
+
+
+def test_hand_computed_scores(tmp_path):
+    gold = write(tmp_path / "gold.conllu", GOLD)
+    predicted = write(tmp_path / "predicted.conllu", PREDICTED)
+    counts = count_files(str(gold), str(predicted))
+    assert (counts.words, counts.sentences) == (9, 2)
+    assert (counts.unlabeled_correct, counts.labeled_correct) == (7, 6)
+    assert (counts.unlabeled_exact, counts.labeled_exact) == (1, 0)
+    assert score_files(str(gold), str(predicted)) == pytest.approx(
+        {"UAS": 7 / 9, "LAS": 6 / 9, "UEM": 1 / 2, "LEM": 0 / 2}
+    )
+    # against itself everything is right
+    assert score_files(str(gold), str(gold)) == {"UAS": 1.0, "LAS": 1.0, "UEM": 1.0, "LEM": 1.0}
+
+
+def test_missing_predictions_are_wrong(tmp_path):
+    gold = write(tmp_path / "gold.conllu", GOLD[9:])
+    predicted = write(
+        tmp_path / "predicted.conllu",
+        [
+            ("1", "Her", "_", "_"),
+            ("2", "dog", 3, "_"),  # right head, no relation
+            ("3", "barks", 0, "root"),
+            ("4", ".", 3, "punct"),
+        ],
+    )
+    assert score_files(str(gold), str(predicted)) == pytest.approx(
+        {"UAS": 3 / 4, "LAS": 2 / 4, "UEM": 0.0, "LEM": 0.0}
+    )
+
+
+@pytest.mark.parametrize(
+    "predicted_rows, line, problem",
+    [
+        # a different FORM: word 2 of the second sentence, on line 12 of both files
+        (GOLD[:10] + [("1", "Her", 2, "nmod:poss"), ("2", "cat", 3, "nsubj")] + GOLD[12:], 12,
+         "word 2 is 'cat' but the gold word at {gold}:12 is 'dog'"),
+        # a word missing from the second sentence, which starts at line 10 (its comment)
+        (GOLD[:13] + [None], 10, "sentence 2 has 3 words but the gold sentence at {gold}:10 has 4"),
+    ],
+)  # fmt: skip
+def test_misaligned_files(tmp_path, predicted_rows, line, problem):
+    gold = write(tmp_path / "gold.conllu", GOLD)
+    predicted = write(tmp_path / "predicted.conllu", predicted_rows)
+    message = f"{predicted}:{line}: " + problem.format(gold=gold)
+    with pytest.raises(AlignmentError) as error:
+        count_files(str(gold), str(predicted))
+    assert str(error.value) == message
+
+
+def test_a_missing_sentence(tmp_path):
+    gold = write(tmp_path / "gold.conllu", GOLD)
+    predicted = write(tmp_path / "predicted.conllu", GOLD[:9])
+    with pytest.raises(AlignmentError, match=f"^{gold}:10: gold sentence 2 has no counterpart: "):
+        count_files(str(gold), str(predicted))
+    with pytest.raises(AlignmentError, match=f"^{gold}:10: sentence 2 has no counterpart: "):
+        count_files(str(predicted), str(gold))
+
+
+def test_gold_without_heads_is_an_error(tmp_path):
+    gold = write(tmp_path / "gold.conllu", [("1", "Hello", "_", "_")])
+    with pytest.raises(ConlluError, match=r":1: gold word 1 has no HEAD or DEPREL"):
+        count_files(str(gold), str(gold))
+
+
+def test_command_line(tmp_path, capsys):
+    gold = write(tmp_path / "gold.conllu", GOLD)
+    predicted = write(tmp_path / "predicted.conllu", PREDICTED)
+    assert main([str(gold), str(predicted)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "UAS: 0.777778 (7/9 words)",
+        "LAS: 0.666667 (6/9 words)",
+        "UEM: 0.500000 (1/2 sentences)",
+        "LEM: 0.000000 (0/2 sentences)",
+    ]
+    assert main([str(gold), str(predicted), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == pytest.approx(
+        {"UAS": 7 / 9, "LAS": 6 / 9, "UEM": 0.5, "LEM": 0.0}
+    )
+    misaligned = write(tmp_path / "misaligned.conllu", GOLD[:9])
+    assert main([str(gold), str(misaligned)]) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and error.startswith(f"error: {gold}:10: ")
+
+
+def test_evaluate_agrees_with_the_scorer(trained_model_archive, tmp_path):
+    metrics_path = tmp_path / "metrics.json"
+    predicted_path = tmp_path / "predicted.conllu"
+    common = ["--include-package", "seqgraph_allennlp", "--batch-size", "4"]
+    commands = [
+        [str(ALLENNLP), "evaluate", str(trained_model_archive), str(EN_SMALL), "--output-file", str(metrics_path)]
+        + common,
+        [str(ALLENNLP), "predict", str(trained_model_archive), str(EN_SMALL), "--use-dataset-reader",
+         "--predictor", "seqgraph_parser", "--predictor-args", '{"output_format": "conllu"}',
+         "--output-file", str(predicted_path), "--silent"] + common,
+    ]  # fmt: skip
+    # both at once: each is mostly start-up time
+    processes = [
+        subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for command in commands
+    ]
+    for process in processes:
+        _, stderr = process.communicate(timeout=300)
+        assert process.returncode == 0, stderr[-3000:]
+        assert "Traceback" not in stderr
+
+    metrics = json.loads(metrics_path.read_text(encoding="utf-8"))
+    scores = score_files(str(EN_SMALL), str(predicted_path))
+    for name in ("UAS", "LAS", "UEM", "LEM"):
+        assert metrics[name] == pytest.approx(scores[name], abs=1e-6), name
+    # a tiny model: neither all wrong nor all right, so the comparison means something
+    assert 0.0 < scores["UAS"] < 1.0

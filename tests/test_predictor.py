@@ -1,0 +1,320 @@
+"""
+The `seqgraph_parser` predictor, on a tiny model trained once per session (`trained_model_archive` in
+conftest.py). Most runs go through allennlp's own `_PredictManager` in-process, which is what
+`allennlp predict` runs; one test runs the real command in a subprocess.
+"""
+import json
+import logging
+import subprocess
+import sys
+from pathlib import Path
+from typing import List
+
+import pytest
+from allennlp.commands.predict import _PredictManager
+from allennlp.common.checks import ConfigurationError
+from allennlp.models.archival import load_archive
+from allennlp.predictors import Predictor
+
+import seqgraph_allennlp  # noqa: F401
+from seqgraph_allennlp.common.conllu import check_tree, find_tree_problem, parse_string
+from seqgraph_allennlp.predictors import SeqGraphParserPredictor
+
+ROOT = Path(__file__).resolve().parents[1]
+CONLLU = ROOT / "fixtures" / "conllu"
+ALLENNLP = Path(sys.executable).parent / "allennlp"
+# the position embeddings of the model trained in conftest.py's `trained_model_archive`
+TRAINED_MODEL_MAX_SENTENCE_LENGTH = 256
+OUTPUT_KEYS = {"words", "predicted_heads", "predicted_dependencies", "generation_order", "edge_probabilities"}
+
+# (input line, what its one-line error must say); record numbers are given by position in BAD_INPUT
+BAD_RECORDS = [
+    ('{"sentence": "  "}', 'empty sentence: "sentence" has no words'),
+    ('{"words": []}', 'empty sentence: "words" is an empty list'),
+    ('{"text": "The cat sat"}', 'record has neither "words" nor "sentence"'),
+    ('{"words": "The cat sat"}', '"words" must be a list of strings, got a string'),
+    ('{"words": ["The", 3]}', '"words" must be a list of strings: word 2 is a number'),
+    ('{"words": ["The", "cat"], "pos": ["DET"]}', '"pos" has 1 tags for 2 words'),
+    ('{"words": ["The", "cat"', "not valid JSON"),
+    ('["The", "cat"]', "expected a JSON object, got a list"),
+]
+GOOD_RECORD = '{"words": ["We", "moved", "on", "."]}'
+
+
+@pytest.fixture(scope="module")
+def archive(trained_model_archive):
+    archive = load_archive(trained_model_archive)
+    assert archive.model.max_sentence_length == TRAINED_MODEL_MAX_SENTENCE_LENGTH
+    return archive
+
+
+def make_predictor(archive, output_format: str = "json") -> SeqGraphParserPredictor:
+    # a fresh predictor per run: record numbers count from 1
+    predictor = Predictor.from_archive(archive, "seqgraph_parser", extra_args={"output_format": output_format})
+    assert isinstance(predictor, SeqGraphParserPredictor)
+    return predictor
+
+
+def run_manager(
+    archive, input_path: Path, output_path: Path, output_format="json", batch_size=1, use_reader=False
+) -> str:
+    """What `allennlp predict` does once the predictor is loaded; returns the output file's text."""
+    predictor = make_predictor(archive, output_format)
+    _PredictManager(predictor, str(input_path), str(output_path), batch_size, False, use_reader).run()
+    return output_path.read_text(encoding="utf-8")
+
+
+def write_lines(path: Path, lines: List[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def json_records(text: str) -> List[dict]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def assert_prediction(record: dict, words: List[str], positive_probabilities: bool = True):
+    assert set(record) == OUTPUT_KEYS
+    assert record["words"] == words
+    num_words = len(words)
+    assert len(record["predicted_heads"]) == len(record["predicted_dependencies"]) == num_words
+    assert find_tree_problem(record["predicted_heads"]) is None  # a single-rooted tree
+    assert all(isinstance(label, str) and label != "_" for label in record["predicted_dependencies"])
+    order = record["generation_order"]
+    assert len(order) == len(record["edge_probabilities"]) == num_words
+    assert sorted(dependent for _, dependent in order) == list(range(1, num_words + 1))
+    assert all(record["predicted_heads"][dependent - 1] == head for head, dependent in order)
+    assert all(0.0 <= probability <= 1.0 for probability in record["edge_probabilities"])
+    if positive_probabilities:
+        assert all(probability > 0.0 for probability in record["edge_probabilities"])
+
+
+def test_json_words_and_sentence(archive, tmp_path):
+    words = ["We", "moved", "on", "."]
+    input_path = write_lines(
+        tmp_path / "input.jsonl", [json.dumps({"words": words}), json.dumps({"sentence": " We  moved on .\t"})]
+    )
+    by_words, by_sentence = json_records(run_manager(archive, input_path, tmp_path / "output.jsonl"))
+    assert_prediction(by_words, words)
+    assert by_sentence == by_words
+
+    # the Python API gives the same, JSON-serialisable
+    direct = make_predictor(archive).predict_json({"sentence": "We moved on ."})
+    assert json.loads(json.dumps(direct)) == by_words
+
+
+def test_pos_tags(archive, tmp_path):
+    words = ["The", "cat", "sat"]
+    pos = ["DET", "NOUN", "VERB"]
+    predictor = make_predictor(archive)
+    # this model has no POS embedding: the tags are checked and do not change the parse
+    assert predictor.predict_json({"words": words, "pos": pos}) == predictor.predict_json({"words": words})
+
+    conllu = make_predictor(archive, "conllu")
+    output = conllu.predict_json({"words": words, "pos": pos, "sentence": "The cat sat"})
+    text = conllu.dump_line(output)
+    (sentence,) = parse_string(text)
+    assert sentence.comments == ["# text = The cat sat"]
+    assert sentence.forms == words
+    assert sentence.upos == pos  # the reader reads no tags, so they go to UPOS
+    assert sentence.heads == output["predicted_heads"]
+    assert sentence.deprels == output["predicted_dependencies"]
+    check_tree(sentence)
+    for line in text.splitlines()[1:4]:
+        columns = line.split("\t")
+        assert columns[2] == columns[4] == columns[5] == columns[8] == columns[9] == "_"
+    assert text.endswith("\n\n")
+
+
+def assert_reproduces(input_path: Path, output_text: str):
+    """Line for line, the output is the input except HEAD and DEPREL of word lines, which form trees."""
+    input_lines = input_path.read_text(encoding="utf-8").rstrip("\n").split("\n")
+    output_lines = output_text.rstrip("\n").split("\n")
+    assert len(output_lines) == len(input_lines)
+    num_word_lines = 0
+    for input_line, output_line in zip(input_lines, output_lines):
+        if input_line.startswith("#") or not input_line.strip():
+            assert output_line == input_line
+            continue
+        input_columns, output_columns = input_line.split("\t"), output_line.split("\t")
+        assert len(output_columns) == 10
+        if "-" in input_columns[0] or "." in input_columns[0]:
+            assert output_line == input_line  # multiword-token range or empty node
+            continue
+        num_word_lines += 1
+        assert output_columns[:6] == input_columns[:6]
+        assert output_columns[8:] == input_columns[8:]
+        assert output_columns[6].isdigit() and output_columns[7] not in ("", "_")
+    assert num_word_lines > 0
+    sentences = parse_string(output_text)
+    for sentence in sentences:
+        check_tree(sentence)
+    return sentences
+
+
+@pytest.mark.parametrize("file_name", ["en_small.conllu", "no_heads.conllu"])
+def test_conllu_output_with_the_dataset_reader(archive, tmp_path, file_name):
+    input_path = CONLLU / file_name
+    text = run_manager(archive, input_path, tmp_path / "output.conllu", "conllu", batch_size=4, use_reader=True)
+    sentences = assert_reproduces(input_path, text)
+    # the same parse as JSON output
+    records = json_records(
+        run_manager(archive, input_path, tmp_path / "output.jsonl", "json", batch_size=4, use_reader=True)
+    )
+    assert len(records) == len(sentences)
+    for record, sentence in zip(records, sentences):
+        assert_prediction(record, sentence.forms)
+        assert sentence.heads == record["predicted_heads"]
+        assert sentence.deprels == record["predicted_dependencies"]
+
+
+def assert_same_predictions(batched: List[dict], single: List[dict]):
+    assert len(batched) == len(single)
+    for one, other in zip(batched, single):
+        assert {key: value for key, value in one.items() if key != "edge_probabilities"} == {
+            key: value for key, value in other.items() if key != "edge_probabilities"
+        }
+        if "error" not in one:
+            assert one["edge_probabilities"] == pytest.approx(other["edge_probabilities"], abs=1e-5)
+
+
+def test_batching_gives_the_same_output(archive, tmp_path):
+    lines = [
+        json.dumps({"sentence": sentence.text})
+        for sentence in parse_string((CONLLU / "en_small.conllu").read_text(encoding="utf-8"))
+    ]
+    lines.insert(2, BAD_RECORDS[2][0])
+    input_path = write_lines(tmp_path / "input.jsonl", lines)
+    single = json_records(run_manager(archive, input_path, tmp_path / "single.jsonl", batch_size=1))
+    batched = json_records(run_manager(archive, input_path, tmp_path / "batched.jsonl", batch_size=3))
+    assert len(single) == len(lines)
+    assert single[2] == {"error": 'record 3: record has neither "words" nor "sentence"'}
+    assert_same_predictions(batched, single)
+
+    # reading CoNLL-U
+    input_path = CONLLU / "en_small.conllu"
+    single = json_records(run_manager(archive, input_path, tmp_path / "single.jsonl", use_reader=True))
+    batched = json_records(
+        run_manager(archive, input_path, tmp_path / "batched.jsonl", batch_size=4, use_reader=True)
+    )
+    assert_same_predictions(batched, single)
+    assert run_manager(
+        archive, input_path, tmp_path / "single.conllu", "conllu", use_reader=True
+    ) == run_manager(archive, input_path, tmp_path / "batched.conllu", "conllu", batch_size=4, use_reader=True)
+
+
+def test_long_sentences(archive, tmp_path, caplog):
+    vocabulary = "the cat sat on a mat and we moved on today .".split()
+    long_words = [vocabulary[index % len(vocabulary)] for index in range(210)]
+    too_long = TRAINED_MODEL_MAX_SENTENCE_LENGTH + 1
+    input_path = write_lines(
+        tmp_path / "input.jsonl",
+        [
+            json.dumps({"words": long_words}),
+            json.dumps({"sentence": " ".join(["word"] * too_long)}),
+            GOOD_RECORD,
+        ],
+    )
+    with caplog.at_level(logging.ERROR):
+        records = json_records(run_manager(archive, input_path, tmp_path / "output.jsonl", batch_size=3))
+    assert len(records) == 3
+    # the policy is over all 211 x 211 edges: in a model trained for one epoch, the chosen (valid) edge's
+    # probability may underflow to 0 in float32
+    assert_prediction(records[0], long_words, positive_probabilities=False)
+    message = (
+        f"record 2: sentence of {too_long} words is longer than this model's "
+        f"max_sentence_length={TRAINED_MODEL_MAX_SENTENCE_LENGTH}"
+    )
+    assert records[1] == {"error": message}
+    assert any(message in record.getMessage() for record in caplog.records)
+    assert_prediction(records[2], ["We", "moved", "on", "."])
+
+
+def test_a_conllu_sentence_too_long_for_the_model(archive, tmp_path):
+    too_long = TRAINED_MODEL_MAX_SENTENCE_LENGTH + 1
+    lines = ["# sent_id = long"]
+    lines += [f"{index}\tword\t_\t_\t_\t_\t_\t_\t_\t_" for index in range(1, too_long + 1)]
+    lines += ["", "# sent_id = short", "1\tHello\t_\t_\t_\t_\t_\t_\t_\t_", "2\tyou\t_\t_\t_\t_\t_\t_\t_\t_"]
+    input_path = write_lines(tmp_path / "input.conllu", lines)
+    text = run_manager(archive, input_path, tmp_path / "output.conllu", "conllu", batch_size=2, use_reader=True)
+    output_lines = text.split("\n")
+    # the long sentence is written unparsed after an error comment, so the output still aligns
+    assert output_lines[0] == (
+        f"# error = {input_path}:1: sentence of {too_long} words is longer than this model's "
+        f"max_sentence_length={TRAINED_MODEL_MAX_SENTENCE_LENGTH}"
+    )
+    assert output_lines[1 : too_long + 3] == lines[: too_long + 2]
+    (short,) = [sentence for sentence in parse_string(text) if sentence.sent_id == "short"]
+    check_tree(short)
+
+
+@pytest.mark.parametrize("batch_size", [1, 4])
+def test_bad_input_gives_one_error_record_each(archive, tmp_path, caplog, batch_size):
+    lines = [GOOD_RECORD]
+    for bad, _ in BAD_RECORDS:
+        lines += [bad, GOOD_RECORD]
+    input_path = write_lines(tmp_path / "input.jsonl", lines)
+    with caplog.at_level(logging.ERROR):
+        records = json_records(run_manager(archive, input_path, tmp_path / "output.jsonl", batch_size=batch_size))
+    assert len(records) == len(lines)
+    errors = [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR]
+    assert len(errors) == len(BAD_RECORDS)
+    for index, (bad, problem) in enumerate(BAD_RECORDS):
+        number = 2 * index + 2
+        record = records[number - 1]
+        assert set(record) == {"error"}
+        assert record["error"].startswith(f"record {number}: {problem}")
+        assert "\n" not in record["error"]
+        assert any(record["error"] in message and "\n" not in message for message in errors)
+    for record in records[::2]:
+        assert_prediction(record, ["We", "moved", "on", "."])
+
+    # CoNLL-U output: an error comment and a blank line in place of each bad record
+    text = run_manager(archive, input_path, tmp_path / "output.conllu", "conllu", batch_size=batch_size)
+    blocks = text.rstrip("\n").split("\n\n")
+    assert len(blocks) == len(lines)
+    for index, (bad, problem) in enumerate(BAD_RECORDS):
+        number = 2 * index + 2
+        assert blocks[number - 1].startswith(f"# error = record {number}: {problem}")
+        assert "\n" not in blocks[number - 1]
+    for block in blocks[::2]:
+        (sentence,) = parse_string(block)
+        check_tree(sentence)
+
+
+def test_the_python_api_reports_bad_records_without_numbers(archive):
+    predictor = make_predictor(archive)
+    assert predictor.predict_json({"sentence": ""}) == {"error": 'empty sentence: "sentence" has no words'}
+    results = predictor.predict_batch_json([{"words": ["Hi"]}, {"words": 5}])
+    assert results[1] == {"error": '"words" must be a list of strings, got a number'}
+    assert_prediction(results[0], ["Hi"])
+
+
+def test_output_format_is_checked(archive):
+    with pytest.raises(ConfigurationError, match='output_format must be "json" or "conllu"'):
+        make_predictor(archive, "xml")
+
+
+def test_allennlp_predict_command(trained_model_archive, tmp_path):
+    lines = [GOOD_RECORD] + [bad for bad, _ in BAD_RECORDS] + ['{"sentence": "The cat sat ."}']
+    input_path = write_lines(tmp_path / "input.jsonl", lines)
+    output_path = tmp_path / "output.jsonl"
+    command = [
+        str(ALLENNLP), "predict", str(trained_model_archive), str(input_path),
+        "--include-package", "seqgraph_allennlp", "--predictor", "seqgraph_parser",
+        "--output-file", str(output_path), "--silent", "--batch-size", "4",
+    ]  # fmt: skip
+    completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "Traceback" not in completed.stderr
+    records = json_records(output_path.read_text(encoding="utf-8"))
+    assert len(records) == len(lines)
+    assert_prediction(records[0], ["We", "moved", "on", "."])
+    assert_prediction(records[-1], ["The", "cat", "sat", "."])
+    error_lines = [line for line in completed.stderr.splitlines() if " - ERROR - " in line]
+    assert len(error_lines) == len(BAD_RECORDS)
+    for number, ((_, problem), record, error_line) in enumerate(
+        zip(BAD_RECORDS, records[1:-1], error_lines), start=2
+    ):
+        assert record["error"].startswith(f"record {number}: {problem}")
+        assert record["error"] in error_line
