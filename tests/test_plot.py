@@ -103,19 +103,32 @@ def test_plot_steps_rejects_an_mst_model(archive):
         model.decoder = decoder
 
 
+def test_missing_model_is_one_line_with_status_2(tmp_path):
+    output = tmp_path / "steps.png"
+    result = _plot(tmp_path / "no_such_model.tar.gz", "--sentence", SENTENCE, "-o", output)
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert "model file not found" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not output.exists()
+
+
 @pytest.mark.parametrize(
     "arguments, message",
     [
         (["--sentence", "   "], "the sentence is empty"),
-        (["--sentence", SENTENCE], "model file not found"),
+        (["--sentence", SENTENCE, "--max-steps", "0"], "--max-steps must be at least 1"),
     ],
-    ids=["empty sentence", "missing model"],
+    ids=["empty sentence", "no steps"],
 )
-def test_errors_are_one_line(tmp_path, arguments, message):
+def test_argument_errors_are_one_line(archive_path, tmp_path, capsys, arguments, message):
+    # in process (the subprocess path is the same `main`, tested above)
+    from seqgraph_allennlp.plot import main
+
     output = tmp_path / "steps.png"
-    result = _plot(tmp_path / "no_such_model.tar.gz", *arguments, "-o", output)
-    assert result.returncode == 2
-    assert result.stderr.strip().count("\n") == 0
-    assert message in result.stderr
-    assert "Traceback" not in result.stderr
+    assert main([str(archive_path), *arguments, "-o", str(output)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip().count("\n") == 0
+    assert message in captured.err
+    assert captured.out == ""
     assert not output.exists()

@@ -55,10 +55,6 @@ class AttachmentCounts:
         }
 
 
-def _name(sentence: Optional[ConlluSentence], default: str) -> str:
-    return sentence.file_path if sentence is not None else default
-
-
 def count_sentences(
     gold_sentences: Iterable[ConlluSentence],
     predicted_sentences: Iterable[ConlluSentence],
