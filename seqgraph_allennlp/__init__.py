@@ -8,8 +8,10 @@ passes. It also imports `allennlp_models.structured_prediction`, so the Dozat & 
 import allennlp_models.structured_prediction  # noqa: F401  (registers biaffine_parser)
 
 from seqgraph_allennlp.common.environment import set_default_environment
+from seqgraph_allennlp.common.errors import install_error_hook
 
 set_default_environment()
+install_error_hook()
 
 from seqgraph_allennlp.dataset_readers import SeqGraphUDReader  # noqa: F401
 from seqgraph_allennlp.oracles import Oracle  # noqa: F401

@@ -121,12 +121,13 @@ def test_missing_model_is_one_line_with_status_2(tmp_path):
     ],
     ids=["empty sentence", "no steps"],
 )
-def test_argument_errors_are_one_line(archive_path, tmp_path, capsys, arguments, message):
-    # in process (the subprocess path is the same `main`, tested above)
+def test_argument_errors_are_one_line(tmp_path, capsys, arguments, message):
+    # in process: the command line is this `main` (its exit path is tested above); the arguments are
+    # checked before the model file
     from seqgraph_allennlp.plot import main
 
     output = tmp_path / "steps.png"
-    assert main([str(archive_path), *arguments, "-o", str(output)]) == 2
+    assert main([str(tmp_path / "model.tar.gz"), *arguments, "-o", str(output)]) == 2
     captured = capsys.readouterr()
     assert captured.err.strip().count("\n") == 0
     assert message in captured.err

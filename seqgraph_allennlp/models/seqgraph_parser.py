@@ -13,6 +13,7 @@ from allennlp.nn import Activation, InitializerApplicator
 from allennlp.nn.util import get_final_encoder_states, get_text_field_mask, masked_log_softmax
 from allennlp.training.metrics import AttachmentScores, Average
 
+from seqgraph_allennlp.common.errors import SentenceTooLongError
 from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
 from seqgraph_allennlp.oracles import Oracle, free_edges
 from seqgraph_allennlp.oracles.uniform import UniformOracle
@@ -281,7 +282,7 @@ class SeqGraphParser(Model):
         batch_size, num_words = mask.shape
         if self.max_sentence_length is not None and num_words > self.max_sentence_length:
             lengths = mask.sum(dim=-1).tolist()
-            raise ValueError(
+            raise SentenceTooLongError(
                 f"seqgraph_parser: a sentence of {max(lengths)} words is longer than this model's "
                 f"max_sentence_length={self.max_sentence_length} (its position embeddings); split the "
                 "sentence or train with a larger recurrent_weight.max_sentence_length"

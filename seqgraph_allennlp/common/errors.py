@@ -1,0 +1,62 @@
+"""
+Errors about the user's input, and a hook that prints them as one line instead of a traceback.
+
+`allennlp train`, `evaluate` and `predict` read data deep inside AllenNLP's data loaders, so an error in a
+CoNLL-U file would surface as a long traceback through library code. Importing the package installs a
+`sys.excepthook` that prints these errors (and only these) as `error: path:line: problem`; the process still
+exits with status 1. Set `SEQGRAPH_TRACEBACK=1` to see the full traceback.
+
+`allennlp train` replaces `sys.excepthook` with its own (which logs every uncaught exception with its
+traceback) in `prepare_global_logging`, after the package is imported; that function is wrapped so the
+hook is put back in front of AllenNLP's, which still handles every other exception.
+"""
+import os
+import sys
+
+
+class SentenceTooLongError(ValueError):
+    """
+    A sentence longer than the model's position embeddings (`recurrent_weight.max_sentence_length`).
+    """
+
+
+def user_error_types():
+    from seqgraph_allennlp.common.conllu import ConlluError
+
+    return (ConlluError, SentenceTooLongError)
+
+
+def install_error_hook() -> None:
+    _chain_hook()
+    _keep_hook_after_allennlp_logging()
+
+
+def _chain_hook() -> None:
+    previous_hook = sys.excepthook
+    if getattr(previous_hook, "_seqgraph", False):
+        return
+
+    def hook(exception_type, exception, traceback):
+        if issubclass(exception_type, user_error_types()) and not os.environ.get("SEQGRAPH_TRACEBACK"):
+            print(f"error: {exception}", file=sys.stderr)
+            return
+        previous_hook(exception_type, exception, traceback)
+
+    hook._seqgraph = True  # type: ignore[attr-defined]
+    sys.excepthook = hook
+
+
+def _keep_hook_after_allennlp_logging() -> None:
+    from allennlp.common import logging as common_logging
+
+    prepare = common_logging.prepare_global_logging
+    if getattr(prepare, "_seqgraph", False):
+        return
+
+    def prepare_global_logging(*args, **kwargs):
+        result = prepare(*args, **kwargs)
+        _chain_hook()
+        return result
+
+    prepare_global_logging._seqgraph = True  # type: ignore[attr-defined]
+    common_logging.prepare_global_logging = prepare_global_logging

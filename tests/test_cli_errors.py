@@ -1,0 +1,64 @@
+"""
+Malformed input through the real `allennlp` commands: one line naming the file and line, exit status 1,
+no traceback.
+"""
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ALLENNLP = str(Path(sys.executable).parent / "allennlp")
+
+
+def run(*arguments):
+    return subprocess.run(
+        [ALLENNLP, *arguments, "--include-package", "seqgraph_allennlp"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def assert_one_line_error(result, expected):
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    error_lines = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert error_lines == [f"error: {expected}"]
+
+
+def test_train_on_a_malformed_file(tmp_path):
+    result = run(
+        "train",
+        "fixtures/configs/one_step.jsonnet",
+        "-s",
+        str(tmp_path / "out"),
+        "-o",
+        '{"train_data_path": "fixtures/conllu/bad_columns.conllu"}',
+    )
+    assert_one_line_error(
+        result, "fixtures/conllu/bad_columns.conllu:11: expected 10 tab-separated columns, found 9"
+    )
+
+
+def test_evaluate_on_a_file_that_is_not_a_tree(trained_model_archive):
+    result = run("evaluate", str(trained_model_archive), "fixtures/conllu/cycle.conllu")
+    assert_one_line_error(
+        result,
+        "fixtures/conllu/cycle.conllu:12: sentence starting at line 8 is not a tree: cycle 3 -> 4 -> 3",
+    )
+
+
+def test_predict_from_a_malformed_file(trained_model_archive, tmp_path):
+    result = run(
+        "predict",
+        str(trained_model_archive),
+        "fixtures/conllu/bad_head.conllu",
+        "--use-dataset-reader",
+        "--output-file",
+        str(tmp_path / "out.conllu"),
+        "--silent",
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "error: fixtures/conllu/bad_head.conllu:11:" in result.stderr
