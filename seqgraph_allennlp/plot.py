@@ -48,7 +48,6 @@ def decode_sentence(model, reader, words: Sequence[str]):
     `(policies (num_steps, V, V), edges [(head, dependent), ...], edge_steps [...], edge_probabilities [...],
     heads [V])`.
     """
-    import torch
     from allennlp.common.checks import ConfigurationError
     from allennlp.data import Batch
     from allennlp.nn import util
@@ -85,8 +84,7 @@ def decode_sentence(model, reader, words: Sequence[str]):
     edge_steps = output["edge_steps"][0, :num_words].cpu().tolist()
     probabilities = output["edge_probabilities"][0, :num_words].cpu().tolist()
     heads = output["heads"][0].cpu().tolist()
-    with torch.no_grad():
-        return policies.numpy(), edges, edge_steps, probabilities, heads
+    return policies.numpy(), edges, edge_steps, probabilities, heads
 
 
 def plot_steps(
@@ -100,7 +98,6 @@ def plot_steps(
     Its step panels are the axes labelled `step-1`, `step-2`, ... (`Axes.get_label()`), the tree panel is
     `tree` and the colour bar `colorbar`. `max_steps` keeps only the first steps (the tree is always whole).
     """
-    import numpy
     from matplotlib.colors import PowerNorm
     from matplotlib.figure import Figure
     from matplotlib.gridspec import GridSpec
@@ -120,8 +117,9 @@ def plot_steps(
     vmax = float(maps.max()) if maps.size else 1.0
     norm = PowerNorm(gamma=COLOUR_GAMMA, vmin=0.0, vmax=max(vmax, 1e-6))
 
-    columns = max(1, min(MAX_COLUMNS, math.ceil(math.sqrt(shown)) + (1 if shown > 4 else 0), shown))
-    rows = max(1, math.ceil(shown / columns))
+    # as few rows as MAX_COLUMNS allows, the panels spread evenly over them
+    rows = max(1, math.ceil(shown / MAX_COLUMNS))
+    columns = max(1, math.ceil(shown / rows))
     # a panel grows with the sentence, within bounds that keep a 6-10 word sentence readable
     panel = min(4.2, max(2.6, 0.24 * num_nodes + 1.0))
     tree_height = 2.4 + 0.06 * num_nodes
@@ -168,12 +166,19 @@ def plot_steps(
         for (head, dependent), _ in chosen:
             axes.add_patch(
                 Rectangle(
-                    (dependent - 1 - 0.5, head - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=2.0, zorder=4
+                    (dependent - 1.5, head - 0.5),
+                    1,
+                    1,
+                    fill=False,
+                    edgecolor="red",
+                    linewidth=2.0,
+                    zorder=4,
                 )
             )
         if chosen:
             (head, dependent), probability = chosen[0]
-            title = f"t={index + 1}: {_short(nodes[head])} \u2192 {_short(nodes[dependent])} (p={probability:.2f})"
+            arrow = f"{_short(nodes[head])} \u2192 {_short(nodes[dependent])}"
+            title = f"t={index + 1}: {arrow} (p={probability:.2f})"
             if len(chosen) > 1:
                 title += f" +{len(chosen) - 1}"
         else:
@@ -286,7 +291,9 @@ def _parse_arguments(arguments: Optional[List[str]]) -> argparse.Namespace:
     )
     parser.add_argument("model", help="a trained model archive (model.tar.gz)")
     parser.add_argument(
-        "--sentence", required=True, help='the sentence, split on whitespace (e.g. "The cat sat on the mat .")'
+        "--sentence",
+        required=True,
+        help='the sentence, split on whitespace (e.g. "The cat sat on the mat .")',
     )
     parser.add_argument("-o", "--output", default="steps.png", help="the image to write (default: steps.png)")
     parser.add_argument("--cuda-device", type=int, default=-1, help="GPU to use, -1 for the CPU (default)")
