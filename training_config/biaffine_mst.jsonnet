@@ -9,6 +9,7 @@ local common = import 'common.libsonnet';
   validation_data_path: common.validation_data_path,
   test_data_path: common.test_data_path,
   evaluate_on_test: false,
+  datasets_for_vocab_creation: ['train'],
   model: {
     type: 'conll18_biaffine_parser',
     text_field_embedder: common.text_field_embedder,

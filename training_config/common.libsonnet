@@ -59,6 +59,8 @@
     validation_data_path: $.validation_data_path,
     test_data_path: $.test_data_path,
     evaluate_on_test: false,
+    // words seen only in dev or test get the unknown-word embedding, as for any new text
+    datasets_for_vocab_creation: ['train'],
     model: {
       type: 'seqgraph_parser',
       text_field_embedder: $.text_field_embedder,
