@@ -11,7 +11,7 @@
 # sentences beat two over 4,500 (61 vs 58 dev UAS), batches of 8 beat 16, and lr 4e-3 or less dropout did
 # worse. The full config trains the paper's setting (all training sentences, a 3 x 400 BiLSTM, up to 50
 # epochs): `allennlp train training_config/coach_valid.jsonnet -s out/coach_valid --include-package
-# seqgraph_allennlp` (hours on a GPU).
+# seqgraph_allennlp`.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -32,8 +32,9 @@ BATCH_SIZE=${DEMO_BATCH_SIZE:-8}
 HIDDEN_SIZE=200
 NUM_LAYERS=2
 
-# torch's default of one thread per core only adds synchronisation to this model's many small tensor
-# operations (one decoding step per word): on a shared 2-core machine one thread is several times faster.
+# One thread: on a quiet 2-core machine torch's default of two is about 1.5 times faster for this model,
+# but with any other job on the other core its many small tensor operations (one decoding step per word)
+# make two threads several times slower; one thread keeps the demo's time predictable.
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} MKL_NUM_THREADS=${MKL_NUM_THREADS:-1}
 
 STEP="starting"
@@ -180,6 +181,6 @@ cat <<EOF
   step plot     $OUT/steps.png
       $BIN/python -m seqgraph_allennlp.plot $MODEL --sentence "$PLOT_SENTENCE" -o $OUT/steps.png
 
-  The paper's setting (the full config; hours on a GPU):
+  The paper's setting (the full config: all of EWT train, a 3 x 400 BiLSTM, up to 50 epochs):
       $BIN/allennlp train training_config/coach_valid.jsonnet -s out/coach_valid --include-package seqgraph_allennlp
 EOF
