@@ -9,6 +9,7 @@ is the trainer's own epoch duration (training pass plus validation), read from i
 the machine meanwhile: the numbers are wall-clock times.
 """
 import datetime
+import json
 import os
 import platform
 import re
@@ -42,10 +43,11 @@ def run(name: str) -> dict:
     wall = time.time() - start
     if result.returncode != 0:
         sys.exit(f"{name}: allennlp train failed:\n{result.stderr[-3000:]}")
-    epoch = re.findall(r"Epoch duration: (\d+):(\d+):([\d.]+)", result.stderr)
+    # the trainer logs to out.log in the serialization directory (and to stdout)
+    epoch = re.findall(r"Epoch duration: (\d+):(\d+):([\d.]+)", (out / "out.log").read_text())
     hours, minutes, seconds = epoch[-1]
     epoch_seconds = int(hours) * 3600 + int(minutes) * 60 + float(seconds)
-    metrics = __import__("json").loads((out / "metrics.json").read_text())
+    metrics = json.loads((out / "metrics.json").read_text())
     return {
         "name": name,
         "epoch_seconds": epoch_seconds,

@@ -7,6 +7,17 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 
 
+@pytest.fixture(scope="module")
+def single_thread():
+    # tiny tensors: intra-op threads only add synchronisation on 2 shared cores
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(autouse=True)
 def _run_from_repository_root(monkeypatch):
     # configs name their data relative to the repository root, as a user runs them

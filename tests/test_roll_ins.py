@@ -28,13 +28,7 @@ GOLD_EDGES = [(0, 2), (2, 1), (2, 3), (3, 4)]
 DRAWS = 2000
 
 
-@pytest.fixture(autouse=True, scope="module")
-def single_thread():
-    # tiny tensors: intra-op threads only add synchronisation on 2 shared cores
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("single_thread")
 
 
 # The policy (probabilities over the 25 flattened edges):

@@ -28,13 +28,7 @@ from seqgraph_allennlp.structs.tree import (
 MAX_WORDS = 40
 
 
-@pytest.fixture(autouse=True, scope="module")
-def single_thread():
-    # the tensors here are tiny: intra-op threads only add synchronisation (x30 slower on 2 shared cores)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("single_thread")
 
 
 TAUS = [None, 0.0, 0.02, 0.1, 0.3, 0.9]
