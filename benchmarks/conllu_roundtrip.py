@@ -57,6 +57,7 @@ def compare(input_path: str, output_path: Path) -> dict:
         ):
             differences.append(f"line {number}: {gold!r} became {predicted!r}")
     sentences = list(read_sentences(str(output_path)))
+    token_lines = [line for line in gold_lines if line and not line.startswith("#")]
     not_trees = []
     for sentence in sentences:
         problem = find_tree_problem(sentence.heads) if sentence.has_heads else (0, "no predicted heads")
@@ -66,8 +67,8 @@ def compare(input_path: str, output_path: Path) -> dict:
         "lines": len(gold_lines),
         "sentences": len(sentences),
         "words": sum(len(sentence) for sentence in sentences),
-        "multiword_lines": sum(1 for line in gold_lines if line.split("\t")[0].count("-") == 1),
-        "empty_node_lines": sum(1 for line in gold_lines if "." in line.split("\t")[0] and not line.startswith("#")),
+        "multiword_lines": sum(1 for line in token_lines if "-" in line.split("\t")[0]),
+        "empty_node_lines": sum(1 for line in token_lines if "." in line.split("\t")[0]),
         "differences": differences,
         "not_trees": not_trees,
     }
