@@ -159,3 +159,49 @@ def test_allennlp_train_command_line(tmp_path):
     # the command starts clean: no plugin error, no attempt to download NLTK data
     assert "ERROR" not in result.stderr
     assert "nltk_data" not in result.stderr
+
+
+class TestSeqGraphParserOptions(ModelTestCase):
+    """Options off the shipped configs' path: no labels, POS embedding, multi-edge decoding."""
+
+    def test_without_labels_reports_only_unlabelled_scores(self):
+        overrides = '{"model.predict_labels": false}'
+        self.set_up_model(CONFIGS / "coach_valid.jsonnet", DATA, seed=13)
+        model, _ = self.ensure_model_can_train_save_and_load(
+            CONFIGS / "coach_valid.jsonnet", overrides=overrides, seed=13
+        )
+        assert not hasattr(model, "tag_bilinear")
+        metrics = model.get_metrics()
+        assert set(metrics) == {"UAS", "UEM", "kl"}
+
+    def test_pos_tag_embedding(self):
+        overrides = json.dumps(
+            {
+                "dataset_reader.pos_tags": "upos",
+                "model.pos_tag_embedding": {"embedding_dim": 4, "vocab_namespace": "pos"},
+                "model.encoder.input_size": 16,
+            }
+        )
+        self.set_up_model(CONFIGS / "coach_valid.jsonnet", DATA, seed=13)
+        self.ensure_model_can_train_save_and_load(
+            CONFIGS / "coach_valid.jsonnet", overrides=overrides, seed=13
+        )
+
+    @pytest.mark.parametrize("tau", [0.001, 0.05])
+    def test_multi_edge_decoding_gives_trees_in_fewer_steps(self, tau):
+        self.set_up_model(CONFIGS / "coach_valid.jsonnet", DATA, seed=13)
+        self.model.eval()
+        tensors = self.dataset.as_tensor_dict()
+        one_edge = self.model(**tensors)
+        self.model.tau = tau
+        multi_edge = self.model(**tensors)
+        assert is_tree(multi_edge["heads"], multi_edge["mask"]).all()
+        num_words = multi_edge["mask"].sum(dim=-1) - 1
+        # every word gets exactly one edge, in no more steps than words
+        assert ((multi_edge["edges"][:, :, 1] > 0).sum(dim=-1) == num_words).all()
+        steps = multi_edge["edge_steps"].max(dim=-1).values + 1
+        assert (steps <= num_words).all()
+        assert (one_edge["edge_steps"].max(dim=-1).values + 1 == num_words).all()
+        if tau == 0.001:
+            # a low threshold lets at least one step add several edges
+            assert (steps < num_words).any()

@@ -9,6 +9,7 @@ from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
 from allennlp.modules import FeedForward, InputVariationalDropout, Seq2SeqEncoder, TextFieldEmbedder
 from allennlp.modules.matrix_attention import BilinearMatrixAttention
+from allennlp.modules.token_embedders import Embedding
 from allennlp.nn import Activation, InitializerApplicator
 from allennlp.nn.util import get_final_encoder_states, get_text_field_mask, masked_log_softmax
 from allennlp.training.metrics import AttachmentScores, Average
@@ -100,7 +101,7 @@ class SeqGraphParser(Model):
         tau: Optional[float] = None,
         single_root: bool = True,
         predict_labels: bool = True,
-        pos_tag_embedding: Optional[torch.nn.Module] = None,
+        pos_tag_embedding: Optional[Embedding] = None,
         dropout: float = 0.0,
         input_dropout: float = 0.0,
         initializer: InitializerApplicator = InitializerApplicator(),
