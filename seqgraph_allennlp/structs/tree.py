@@ -255,8 +255,9 @@ def greedy_valid_decode(
                 break
             head = best // num_nodes
             dependent = best % num_nodes
-            adjacency, reachability = add_edge(adjacency, reachability, head, dependent, active)
-            step_edges = step_edges | _one_edge(head, dependent, active, num_nodes)
+            new_adjacency, reachability = add_edge(adjacency, reachability, head, dependent, active)
+            step_edges = step_edges | (new_adjacency & ~adjacency)
+            adjacency = new_adjacency
             rows = batch_index[active]
             position = num_added[active]
             edges[rows, position] = torch.stack([head[active], dependent[active]], dim=-1)
@@ -278,15 +279,6 @@ def greedy_valid_decode(
             else torch.zeros(batch_size, 0, num_nodes, num_nodes, device=device)
         )
     return ValidDecoding(heads, edges, edge_steps, edge_probabilities, kept)
-
-
-def _one_edge(
-    head: torch.LongTensor, dependent: torch.LongTensor, active: torch.BoolTensor, num_nodes: int
-) -> torch.BoolTensor:
-    # shape (batch_size, V, V): the single edge head -> dependent of each active sentence
-    head_one_hot = torch.nn.functional.one_hot(head, num_nodes).bool() & active.unsqueeze(-1)
-    dependent_one_hot = torch.nn.functional.one_hot(dependent, num_nodes).bool()
-    return head_one_hot.unsqueeze(2) & dependent_one_hot.unsqueeze(1)
 
 
 def mst_decode(scores: torch.Tensor, node_mask: torch.BoolTensor) -> torch.LongTensor:
