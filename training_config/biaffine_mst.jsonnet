@@ -10,6 +10,7 @@ local common = import 'common.libsonnet';
   test_data_path: common.test_data_path,
   evaluate_on_test: false,
   datasets_for_vocab_creation: ['train'],
+  vocabulary: common.vocabulary,
   model: {
     type: 'conll18_biaffine_parser',
     text_field_embedder: common.text_field_embedder,

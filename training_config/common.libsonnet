@@ -10,6 +10,11 @@
   validation_data_path: std.extVar('VALIDATION_DATA_PATH'),
   test_data_path: std.extVar('TEST_DATA_PATH'),
 
+  // Relations get an unknown entry (AllenNLP's default leaves "*tags" namespaces without one), so that a
+  // relation absent from the training data (Welsh dev has `iobj`, train has none) is scored as an error
+  // instead of stopping evaluation with a KeyError. The parser never predicts the padding or unknown entry.
+  vocabulary: { non_padded_namespaces: ['*labels', 'head_index_tags'] },
+
   dataset_reader: {
     type: 'seqgraph_ud',
     token_indexers: {
@@ -61,6 +66,7 @@
     evaluate_on_test: false,
     // words seen only in dev or test get the unknown-word embedding, as for any new text
     datasets_for_vocab_creation: ['train'],
+    vocabulary: $.vocabulary,
     model: {
       type: 'seqgraph_parser',
       text_field_embedder: $.text_field_embedder,

@@ -163,8 +163,15 @@ class SeqGraphParser(Model):
             self.tag_bilinear = torch.nn.Bilinear(
                 tag_representation_dim, tag_representation_dim, num_labels
             )
-            # CoNLL 2018 LAS compares universal relations only (nmod:poss counts as nmod)
             labels = [vocab.get_token_from_index(index, "head_tags") for index in range(num_labels)]
+            # a "head_tags" namespace with padding and unknown entries (see training_config/common.libsonnet)
+            # keeps unseen gold relations scorable; they are never predicted
+            self.register_buffer(
+                "_unpredictable_label",
+                torch.tensor([label in (vocab._padding_token, vocab._oov_token) for label in labels]),
+                persistent=False,
+            )
+            # CoNLL 2018 LAS compares universal relations only (nmod:poss counts as nmod)
             universal = [label.split(":")[0] for label in labels]
             self.register_buffer(
                 "_universal_label",
@@ -236,9 +243,11 @@ class SeqGraphParser(Model):
         if self.predict_labels:
             head_tag_representation = self._dropout(self.head_tag_feedforward(encoded))
             dependent_tag_representation = self._dropout(self.dependent_tag_feedforward(encoded))
-            predicted_labels = self._label_logits(
-                head_tag_representation, dependent_tag_representation, heads
-            ).argmax(dim=-1)
+            predicted_labels = (
+                self._label_logits(head_tag_representation, dependent_tag_representation, heads)
+                .masked_fill(self._unpredictable_label, float("-inf"))
+                .argmax(dim=-1)
+            )
             if gold_heads is not None and head_tags is not None:
                 gold_labels = torch.cat([head_tags.new_zeros(batch_size, 1), head_tags], dim=1)
                 label_log_probs = torch.log_softmax(
