@@ -39,12 +39,24 @@ def main() -> None:
     parser.add_argument("--train", required=True)
     parser.add_argument("--dev", required=True)
     parser.add_argument("--test", required=True)
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep the results of configs already trained and evaluated in benchmarks/out/compare_NAME/",
+    )
     args = parser.parse_args()
 
     rows = []
     for config in args.configs:
         out = ROOT / "benchmarks" / "out" / f"compare_{args.name}" / config
         out.mkdir(parents=True, exist_ok=True)
+        if args.reuse and (out / "test_metrics.json").exists():
+            metrics = json.loads((out / "model" / "metrics.json").read_text())
+            test = json.loads((out / "test_metrics.json").read_text())
+            minutes_file = out / "minutes.txt"
+            minutes = float(minutes_file.read_text()) if minutes_file.exists() else None
+            rows.append((config, metrics, test, minutes))
+            continue
         overrides = json.dumps(
             {
                 "train_data_path": args.train,
@@ -60,6 +72,7 @@ def main() -> None:
             out / "train.log",
         )
         minutes = (time.time() - start) / 60
+        (out / "minutes.txt").write_text(f"{minutes:.2f}")
         metrics = json.loads((out / "model" / "metrics.json").read_text())
         run(
             [ALLENNLP, "evaluate", str(out / "model" / "model.tar.gz"), args.test,
@@ -88,7 +101,7 @@ def main() -> None:
         lines.append(
             f"| {config} | {metrics['best_epoch'] + 1} | {100 * metrics['best_validation_UAS']:.2f} | "
             f"{100 * metrics['best_validation_LAS']:.2f} | {100 * test['UAS']:.2f} | {100 * test['LAS']:.2f} | "
-            f"{100 * test['UEM']:.2f} | {minutes:.0f} |"
+            f"{100 * test['UEM']:.2f} | {'n/a' if minutes is None else f'{minutes:.0f}'} |"
         )
     results = ROOT / "benchmarks" / "results" / f"compare_{args.name}.md"
     results.write_text("\n".join(lines) + "\n")
