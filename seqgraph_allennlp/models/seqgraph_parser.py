@@ -11,7 +11,7 @@ from allennlp.modules import FeedForward, InputVariationalDropout, Seq2SeqEncode
 from allennlp.modules.matrix_attention import BilinearMatrixAttention
 from allennlp.modules.token_embedders import Embedding
 from allennlp.nn import Activation, InitializerApplicator
-from allennlp.nn.util import get_final_encoder_states, get_text_field_mask, masked_log_softmax
+from allennlp.nn.util import get_final_encoder_states, get_text_field_mask
 from allennlp.training.metrics import AttachmentScores, Average
 
 from seqgraph_allennlp.common.errors import SentenceTooLongError
@@ -216,9 +216,10 @@ class SeqGraphParser(Model):
         order, `edge_steps` and `edge_probabilities` `(batch_size, N)`, `mask` `(batch_size, V)`, and with
         gold heads `loss` (the mean KL plus `label_loss`).
         """
-        mask = get_text_field_mask(words)
-        batch_size = mask.size(0)
         initial_scores, encoded, final_state, node_mask = self._encode(words, pos_tags)
+        batch_size = node_mask.size(0)
+        # shape (batch_size, N): the words, without the root
+        mask = node_mask[:, 1:]
 
         output: Dict[str, Any] = {"mask": node_mask}
         gold_heads = None
