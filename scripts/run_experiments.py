@@ -7,9 +7,13 @@ results JSON (never typed by hand).
         biaffine_mst one_step coach_valid_paper coach_valid \\
         'coach_valid_no_head_loss=coach_valid@{"model.head_selection_weight": 0.0}'
 
-A row is `CONFIG` (a file training_config/CONFIG.jsonnet) or `NAME=CONFIG@OVERRIDES`, OVERRIDES being a
-JSON object of AllenNLP dotted override keys (`"trainer.optimizer.lr": 3e-3`); a nested dictionary would
-replace a whole section of the shipped config, so it is refused. Every row gets the same data paths and
+A row is `CONFIG` (a file training_config/CONFIG.jsonnet) or `NAME=CONFIG[VAR=value,...]@OVERRIDES`, the
+bracket (optional) giving the jsonnet external variables a config reads (`oracle_rollin[ORACLE=uniform,
+ROLL_IN=coaching]`) and OVERRIDES (optional) a JSON object of AllenNLP dotted override keys
+(`"trainer.optimizer.lr": 3e-3`); a nested dictionary would replace a whole section of the shipped config,
+so it is refused. `--preset table3` stands for the nine rows of the paper's Table 3 (oracle x roll-in).
+
+Every row gets the same data paths and
 `trainer.num_epochs` = `--epochs`, no early stopping inside that budget, and keeps the epoch with the best
 dev UAS (the shipped `validation_metric`), which is then scored on test with `allennlp evaluate`. Every
 score is the CoNLL 2018 one (all words, punctuation included; LAS on universal relations).
@@ -51,11 +55,26 @@ TREEBANKS = {
 }
 
 
-def parse_row(spec: str) -> Tuple[str, str, Dict]:
+def parse_row(spec: str) -> Tuple[str, str, Dict, Dict[str, str]]:
+    """`NAME=CONFIG[VAR=value,...]@{overrides}` -> (name, config, overrides, jsonnet external variables)."""
     head, _, overrides_text = spec.partition("@")
-    name, _, config = head.partition("=")
-    config = config or name
-    overrides = json.loads(overrides_text) if overrides_text else {}
+    match = re.fullmatch(r"(?:([\w.-]+)=)?([\w.-]+)(?:\[([^\]]*)\])?", head.strip())
+    if not match:
+        sys.exit(f"row {spec!r}: not CONFIG or NAME=CONFIG[VAR=value,...]@{{dotted overrides}}")
+    name, config, assignments = match.groups()
+    name = name or config
+    ext_vars: Dict[str, str] = {}
+    for assignment in filter(None, (assignments or "").split(",")):
+        variable, equals, value = assignment.partition("=")
+        if not equals or not re.fullmatch(r"[A-Z_][A-Z0-9_]*", variable.strip()):
+            sys.exit(f"row {spec!r}: {assignment!r} is not VAR=value")
+        ext_vars[variable.strip()] = value.strip()
+    try:
+        overrides = json.loads(overrides_text) if overrides_text else {}
+    except json.JSONDecodeError as error:
+        sys.exit(f"row {spec!r}: the overrides after @ are not a JSON object ({error})")
+    if not isinstance(overrides, dict):
+        sys.exit(f"row {spec!r}: the overrides after @ are not a JSON object")
     for key, value in overrides.items():
         if isinstance(value, dict):
             sys.exit(
@@ -64,7 +83,20 @@ def parse_row(spec: str) -> Tuple[str, str, Dict]:
             )
     if not (ROOT / "training_config" / f"{config}.jsonnet").exists():
         sys.exit(f"row {spec!r}: no training_config/{config}.jsonnet")
-    return name, config, overrides
+    return name, config, overrides, ext_vars
+
+
+# The paper's Table 3 (oracle x roll-in, German there, Welsh-CCG here): every row uses the shipped
+# valid-edge policy and no head-selection loss, so only the oracle and the roll-in change between rows.
+TABLE3 = ["linearized"] + [
+    f"{oracle}_x_{roll_in}=oracle_rollin[ORACLE={oracle},ROLL_IN={roll_in}]"
+    for oracle, roll_in in [
+        ("uniform", "uniform"), ("coaching", "uniform"),
+        ("uniform", "coaching"), ("coaching", "coaching"), ("annealed_coaching", "coaching"),
+        ("uniform", "valid_policy"), ("coaching", "valid_policy"), ("annealed_coaching", "valid_policy"),
+    ]
+]
+PRESETS = {"table3": TABLE3}
 
 
 def sha256(path: Path) -> str:
@@ -138,6 +170,48 @@ def run(command: List[str], log_path: Path, env: Dict[str, str], pid_file: Optio
     return seconds, usage.ru_maxrss // 1024
 
 
+# allennlp-models' biaffine_parser leaves these words out of its UAS (its POS_TO_IGNORE, on UD's UPOS)
+PUNCTUATION_UPOS = ("PUNCT", "SYM")
+
+
+def score_predictions(archive: Path, test_file: Path, out: Path, env: Dict[str, str]) -> Dict:
+    """
+    Parses the test file with `allennlp predict` (CoNLL-U out) and scores it with the project's scorer:
+    every word (which must agree with `allennlp evaluate`), and without gold PUNCT/SYM words, the figure
+    allennlp-models reports, kept as an extra.
+    """
+    from seqgraph_allennlp.common.scoring import score_files
+
+    predictions = out / "test_predictions.conllu"
+    run([ALLENNLP, "predict", str(archive), str(test_file), "--use-dataset-reader", "--predictor",
+         "seqgraph_parser", "--predictor-args", '{"output_format": "conllu"}', "--batch-size", "64",
+         "--output-file", str(predictions), "--silent", "--include-package", "seqgraph_allennlp"],
+        out / "predict.log", env)
+    every_word = score_files(str(test_file), str(predictions))
+    no_punctuation = score_files(str(test_file), str(predictions), PUNCTUATION_UPOS)
+    return {
+        "test_scorer": {key: every_word[key] for key in ("UAS", "LAS")},
+        "test_without_punctuation": {key: no_punctuation[key] for key in ("UAS", "LAS")},
+    }
+
+
+def rescore(treebank: Optional[str]) -> None:
+    """Adds the scorer's figures to results JSONs that lack them (runs made before they existed)."""
+    for result_path in sorted(RESULTS.glob(f"{treebank or '*'}/*.json")):
+        result = json.loads(result_path.read_text())
+        if "row" not in result or "test_without_punctuation" in result:
+            continue
+        out = RUNS / result["treebank"] / result["row"]
+        test_file = Path(result["splits"]["test"]["path"])
+        test_file = test_file if test_file.is_absolute() else ROOT / test_file
+        if not (out / "model" / "model.tar.gz").exists():
+            print(f"{result_path.relative_to(ROOT)}: no model archive in {out}, not rescored", flush=True)
+            continue
+        print(f"{result['row']}: scoring {test_file.name} predictions", flush=True)
+        result.update(score_predictions(out / "model" / "model.tar.gz", test_file, out, dict(os.environ)))
+        result_path.write_text(json.dumps(result, indent=2) + "\n")
+
+
 def epoch_seconds(serialization_dir: Path) -> List[float]:
     text = ""
     for log in sorted(serialization_dir.glob("out*.log")):
@@ -166,7 +240,8 @@ def wait_for_live_training(pid_file: Path, serialization_dir: Path) -> None:
 
 
 def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str]) -> Optional[Path]:
-    name, config, extra = parse_row(spec)
+    name, config, extra, ext_vars = parse_row(spec)
+    env = {**env, **ext_vars}
     result_path = RESULTS / args.treebank / f"{name}.json"
     if result_path.exists() and not args.force:
         print(f"{name}: done already ({result_path.relative_to(ROOT)})", flush=True)
@@ -215,12 +290,14 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str]) -> Opt
     )
     test = json.loads(test_output.read_text())
     test_sentences = count_sentences(files["test"])
+    scorer = score_predictions(serialization_dir / "model.tar.gz", files["test"], out, env)
     durations = epoch_seconds(serialization_dir)
     trainer = used_config["trainer"]
     result = {
         "row": name,
         "config": f"training_config/{config}.jsonnet",
         "overrides": extra,
+        "ext_vars": ext_vars,
         "treebank": args.treebank,
         "splits": {
             split: {"path": str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path),
@@ -241,6 +318,7 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str]) -> Opt
         "best_epoch": metrics["best_epoch"] + 1,
         "dev": {"UAS": metrics["best_validation_UAS"], "LAS": metrics.get("best_validation_LAS")},
         "test": {key: test.get(key) for key in ("UAS", "LAS", "UEM", "LEM")},
+        **scorer,
         "train_seconds_per_epoch": (sum(durations) / len(durations)) if durations else None,
         "train_seconds_total": train_seconds,
         "train_peak_memory_mib": train_memory,
@@ -272,10 +350,12 @@ ROW_ORDER = ["biaffine_mst", "one_step", "linearized", "uniform", "annealed", "o
 def row_spec(result: Dict) -> str:
     """The row argument that reproduces a result: `CONFIG` or `NAME=CONFIG@{overrides}`."""
     config = Path(result["config"]).stem
-    if result["row"] == config and not result["overrides"]:
+    ext_vars = result.get("ext_vars") or {}
+    if result["row"] == config and not result["overrides"] and not ext_vars:
         return config
+    bracket = f"[{','.join(f'{key}={value}' for key, value in ext_vars.items())}]" if ext_vars else ""
     overrides = f"@{json.dumps(result['overrides'])}" if result["overrides"] else ""
-    return f"{result['row']}={config}{overrides}"
+    return f"{result['row']}={config}{bracket}{overrides}"
 
 
 def objective(result: Dict) -> str:
@@ -286,6 +366,14 @@ def objective(result: Dict) -> str:
     support = "KL, Eq. 5 over all V x V edges" if model.get("policy_support") == "all" else "KL, valid edges"
     weight = model.get("head_selection_weight") or 0
     return support if not weight else f"{support} + {weight:g} x head selection"
+
+
+def settings(result: Dict) -> str:
+    """The jsonnet external variables and dotted overrides of a row, for the table."""
+    parts = [f"`{key}={value}`" for key, value in (result.get("ext_vars") or {}).items()]
+    if result["overrides"]:
+        parts.append(f"`{json.dumps(result['overrides'])}`")
+    return " ".join(parts)
 
 
 def percent(value: Optional[float]) -> str:
@@ -337,7 +425,9 @@ def write_report() -> None:
         "Generated by `scripts/run_experiments.py` from the JSON files under `results/` (one per run, with its",
         "data files and their sha256, settings, budget, machine and commit); do not edit by hand. Scores:",
         "CoNLL 2018 (every word, punctuation included; LAS on universal relations), in %. Dev UAS/LAS are of",
-        "the epoch kept (best dev UAS); test is that model on the test file.",
+        "the epoch kept (best dev UAS); test is that model on the test file. The extra column scores the same",
+        "test predictions (`allennlp predict`, CoNLL-U) without the words whose gold UPOS is PUNCT or SYM, as",
+        "allennlp-models' `biaffine_parser` reports UAS: compare rows on the main columns only.",
         "",
     ]
     for treebank in sorted({result["treebank"] for result in results}):
@@ -353,9 +443,9 @@ def write_report() -> None:
             "Data: " + ", ".join(f"{split} `{info['path']}`" for split, info in first["splits"].items())
             + f". Budget: {', '.join(map(str, budgets))} epochs.",
             "",
-            "| row | config | overrides | objective | epochs | best epoch | dev UAS | dev LAS | test UAS | test LAS | "
-            "s/epoch | eval sent/s | machine | trained at | date |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "| row | config | settings | objective | epochs | best epoch | dev UAS | dev LAS | test UAS | test LAS | "
+            "extra: test UAS w/o PUNCT, SYM | s/epoch | eval sent/s | machine | trained at | date |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for result in rows:
             machine_text = f"{result['machine']['cpu_cores']} CPU cores"
@@ -366,10 +456,12 @@ def write_report() -> None:
             seconds = result.get("train_seconds_per_epoch")
             lines.append(
                 f"| {result['row']} | `{Path(result['config']).stem}` | "
-                f"{'`' + json.dumps(result['overrides']) + '`' if result['overrides'] else ''} | "
+                f"{settings(result)} | "
                 f"{objective(result)} | {result['epochs_done']} | {result['best_epoch']} | {percent(result['dev']['UAS'])} | "
                 f"{percent(result['dev']['LAS'])} | {percent(result['test']['UAS'])} | "
-                f"{percent(result['test']['LAS'])} | {'' if seconds is None else f'{seconds:.0f}'} | "
+                f"{percent(result['test']['LAS'])} | "
+                f"{percent(result.get('test_without_punctuation', {}).get('UAS'))} | "
+                f"{'' if seconds is None else f'{seconds:.0f}'} | "
                 f"{result['evaluate_sentences_per_second']:.0f} | {machine_text} | "
                 f"{result['git_commit'][:7]}{'+' if 'uncommitted' in result['git_commit'] else ''} | {result['date'][:10]} |"
             )
@@ -388,15 +480,26 @@ def write_report() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("rows", nargs="*", help="CONFIG or NAME=CONFIG@{dotted overrides}")
+    parser.add_argument("rows", nargs="*", help="CONFIG or NAME=CONFIG[VAR=value,...]@{dotted overrides}")
+    parser.add_argument("--preset", choices=sorted(PRESETS), action="append", default=[],
+                        help="add a named list of rows (table3: the paper's oracle x roll-in table)")
     parser.add_argument("--treebank", choices=sorted(TREEBANKS))
     parser.add_argument("--epochs", type=int)
     parser.add_argument("--force", action="store_true", help="rerun rows that have results")
     parser.add_argument("--regenerate", action="store_true", help="only rewrite docs/RESULTS.md")
+    parser.add_argument("--rescore", action="store_true",
+                        help="add the scorer's test figures (with and without punctuation) to results that "
+                        "lack them (of --treebank, or all), then rewrite docs/RESULTS.md")
     parser.add_argument("--threads", type=int, default=None, help="torch threads per run (OMP_NUM_THREADS)")
     parser.add_argument("--note", default=None, help="what else ran on the machine, etc. (kept in the JSON)")
     args = parser.parse_args()
-    if not args.regenerate:
+    if args.rescore:
+        if args.threads:
+            os.environ["OMP_NUM_THREADS"] = str(args.threads)
+        rescore(args.treebank)
+    elif not args.regenerate:
+        for preset in args.preset:
+            args.rows += [row for row in PRESETS[preset] if row not in args.rows]
         if not (args.rows and args.treebank and args.epochs):
             parser.error("give --treebank, --epochs and at least one row (or --regenerate)")
         pattern, splits = TREEBANKS[args.treebank]

@@ -183,3 +183,17 @@ def test_evaluate_agrees_with_the_scorer(trained_model_archive, tmp_path):
         assert metrics[name] == pytest.approx(scores[name], abs=1e-6), name
     # a tiny model: neither all wrong nor all right, so the comparison means something
     assert 0.0 < scores["UAS"] < 1.0
+
+
+def test_punctuation_free_scores_leave_out_gold_punct_and_sym(tmp_path, capsys):
+    # the gold "." is PUNCT: the prediction's one wrong head among the other three words remains
+    gold = write(tmp_path / "gold.conllu", GOLD[9:])
+    text = gold.read_text().replace("4\t.\t_\t_", "4\t.\t_\tPUNCT")
+    gold.write_text(text)
+    predicted = write(tmp_path / "predicted.conllu", PREDICTED[8:])
+    assert score_files(str(gold), str(predicted)) == pytest.approx({"UAS": 2 / 4, "LAS": 2 / 4, "UEM": 0, "LEM": 0})
+    assert score_files(str(gold), str(predicted), {"PUNCT", "SYM"}) == pytest.approx(
+        {"UAS": 2 / 3, "LAS": 2 / 3, "UEM": 0, "LEM": 0}
+    )
+    assert main([str(gold), str(predicted), "--exclude-upos", "PUNCT,SYM"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "UAS: 0.666667 (2/3 words)"

@@ -342,3 +342,27 @@ def test_multi_edge_decoding_without_retraining(trained_model_archive, archive):
     # ... or a dotted override of the archived config (`allennlp evaluate/predict -o '{"model.tau": 0.05}'`)
     assert load_archive(trained_model_archive, overrides='{"model.tau": 0.05}').model.tau == 0.05
     assert load_archive(trained_model_archive).model.tau is None
+
+
+def test_biaffine_baseline_predicts_conllu_without_warnings(caplog):
+    # the runner scores every row, the biaffine baseline included, from this predictor's CoNLL-U output
+    from allennlp.common import Params
+    from allennlp.data import Vocabulary
+    from allennlp.models import Model
+
+    from seqgraph_allennlp.dataset_readers import SeqGraphUDReader
+
+    reader = SeqGraphUDReader()
+    instances = list(reader.read(str(CONLLU / "en_small.conllu")))
+    vocab = Vocabulary.from_instances(instances, non_padded_namespaces=["*labels", "head_index_tags"])
+    params = Params.from_file(str(ROOT / "fixtures" / "configs" / "biaffine_mst.jsonnet"))
+    model = Model.from_params(vocab=vocab, params=params["model"])
+    predictor = SeqGraphParserPredictor(model, reader, output_format="conllu")
+    with caplog.at_level(logging.WARNING):
+        outputs = predictor.predict_batch_instance(instances[:3])
+    assert not [record for record in caplog.records if "couldn't be split" in record.getMessage()]
+    for instance, output in zip(instances, outputs):
+        sentence = parse_string(predictor.dump_line(output))[0]
+        assert [word.form for word in sentence.words] == [token.text for token in instance["words"].tokens]
+        # untrained MST may attach several words to the root, so only the range is checked
+        assert all(0 <= word.head <= len(sentence.words) and word.deprel != "_" for word in sentence.words)

@@ -9,6 +9,9 @@ computed independently of any model: UAS, LAS, UEM and LEM.
   the first `:`), as `conll18_ud_eval.py` compares them: `nmod:poss` for `nmod` is right.
 * UEM / LEM: the fraction of sentences whose every HEAD (and, for LEM, every universal DEPREL) is right.
 
+`--exclude-upos PUNCT,SYM` leaves out the words whose gold UPOS is in the list (allennlp-models'
+`biaffine_parser` scores UD data that way); such a figure is an extra, never the table's main score.
+
 A predicted `_` HEAD or DEPREL is wrong. The two files must hold the same sentences with the same words
 (the same number of words and the same FORM each); anything else is an `AlignmentError` naming the files
 and lines. Command line:
@@ -20,7 +23,7 @@ import itertools
 import json
 import sys
 from dataclasses import dataclass
-from typing import Dict, Iterable, Optional, Sequence
+from typing import Collection, Dict, Iterable, Optional, Sequence
 
 from seqgraph_allennlp.common.conllu import ConlluError, ConlluSentence, read_sentences
 
@@ -60,10 +63,12 @@ def count_sentences(
     predicted_sentences: Iterable[ConlluSentence],
     gold_name: str = "gold",
     predicted_name: str = "predicted",
+    exclude_upos: Collection[str] = (),
 ) -> AttachmentCounts:
     """
-    Counts the attachments of aligned sentences. Raises `AlignmentError` when the sentences or words do
-    not align, and `ConlluError` when a gold word has no HEAD or DEPREL.
+    Counts the attachments of aligned sentences, leaving out words whose gold UPOS is in `exclude_upos`
+    (they still have to align). Raises `AlignmentError` when the sentences or words do not align, and
+    `ConlluError` when a gold word has no HEAD or DEPREL.
     """
     counts = AttachmentCounts()
     for gold, predicted in itertools.zip_longest(gold_sentences, predicted_sentences):
@@ -103,6 +108,8 @@ def count_sentences(
                     gold_word.line_number,
                     f"gold word {gold_word.id} has no HEAD or DEPREL: cannot score against it",
                 )
+            if gold_word.upos in exclude_upos:
+                continue
             head_right = predicted_word.head is not None and predicted_word.head == gold_word.head
             label_right = head_right and (
                 predicted_word.deprel != "_"
@@ -119,17 +126,18 @@ def count_sentences(
     return counts
 
 
-def score_files(gold_path: str, predicted_path: str) -> Dict[str, float]:
+def score_files(gold_path: str, predicted_path: str, exclude_upos: Collection[str] = ()) -> Dict[str, float]:
     """
     `{"UAS", "LAS", "UEM", "LEM"}` of `predicted_path` against `gold_path` (fractions in `[0, 1]`).
     """
-    counts = count_files(gold_path, predicted_path)
+    counts = count_files(gold_path, predicted_path, exclude_upos)
     return counts.scores()
 
 
-def count_files(gold_path: str, predicted_path: str) -> AttachmentCounts:
+def count_files(gold_path: str, predicted_path: str, exclude_upos: Collection[str] = ()) -> AttachmentCounts:
     counts = count_sentences(
-        read_sentences(gold_path), read_sentences(predicted_path), str(gold_path), str(predicted_path)
+        read_sentences(gold_path), read_sentences(predicted_path), str(gold_path), str(predicted_path),
+        exclude_upos,
     )
     if counts.words == 0:
         raise ValueError(f"{gold_path}: no sentences to score")
@@ -145,9 +153,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("gold", help="gold CoNLL-U file")
     parser.add_argument("predicted", help="predicted CoNLL-U file (same sentences and words)")
     parser.add_argument("--json", action="store_true", help="print the scores as one JSON object")
+    parser.add_argument("--exclude-upos", default="", metavar="TAGS",
+                        help="comma-separated gold UPOS tags whose words are left out, e.g. PUNCT,SYM "
+                        "(allennlp-models' punctuation-free UAS); default: every word counts")
     args = parser.parse_args(argv)
+    exclude_upos = {tag.strip() for tag in args.exclude_upos.split(",") if tag.strip()}
     try:
-        counts = count_files(args.gold, args.predicted)
+        counts = count_files(args.gold, args.predicted, exclude_upos)
     except (ValueError, OSError) as error:  # ConlluError and AlignmentError are ValueErrors
         print(f"error: {error}", file=sys.stderr)
         return 1

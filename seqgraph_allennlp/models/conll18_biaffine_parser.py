@@ -33,5 +33,12 @@ class Conll18BiaffineParser(BiaffineDependencyParser):
             metadata = [{"pos": None, **instance} for instance in metadata]
         return super().forward(words, pos_tags, metadata, head_tags, head_indices)
 
+    def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
+        # the batch's scalar losses cannot be split per sentence: without this, `allennlp predict` logs
+        # three warnings for every batch
+        for key in ("arc_loss", "tag_loss", "loss"):
+            output_dict.pop(key, None)
+        return super().make_output_human_readable(output_dict)
+
     def _get_mask_for_eval(self, mask: torch.BoolTensor, pos_tags: torch.LongTensor) -> torch.BoolTensor:
         return mask.detach()
