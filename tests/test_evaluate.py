@@ -197,3 +197,25 @@ def test_punctuation_free_scores_leave_out_gold_punct_and_sym(tmp_path, capsys):
     )
     assert main([str(gold), str(predicted), "--exclude-upos", "PUNCT,SYM"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "UAS: 0.666667 (2/3 words)"
+
+
+def test_biaffine_baseline_las_compares_universal_relations():
+    # allennlp-models' scorer counts `nmod:poss` for `nmod` wrong; CoNLL 2018 (and every other row) right
+    import torch
+    from allennlp.common import Params
+    from allennlp.data import Vocabulary
+    from allennlp.models import Model
+
+    import seqgraph_allennlp  # noqa: F401
+
+    vocab = Vocabulary()
+    for label in ("nmod", "nmod:poss", "det"):
+        vocab.add_token_to_namespace(label, "head_tags")
+    vocab.add_token_to_namespace("dog", "tokens")
+    params = Params.from_file(str(ROOT / "fixtures" / "configs" / "biaffine_mst.jsonnet"))
+    model = Model.from_params(vocab=vocab, params=params["model"])
+    nmod, poss, det = (vocab.get_token_index(label, "head_tags") for label in ("nmod", "nmod:poss", "det"))
+    heads = torch.tensor([[2, 0, 2]])
+    model._attachment_scores(heads, torch.tensor([[nmod, det, det]]), heads, torch.tensor([[poss, det, nmod]]))
+    scores = model.get_metrics()
+    assert scores["UAS"] == 1.0 and scores["LAS"] == pytest.approx(2 / 3)

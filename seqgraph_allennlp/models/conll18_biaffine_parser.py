@@ -1,25 +1,35 @@
 from typing import Any, Dict, List
 
 import torch
-from allennlp.data import TextFieldTensors
+from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
 from allennlp_models.structured_prediction.models.biaffine_dependency_parser import (
     BiaffineDependencyParser,
 )
+
+from seqgraph_allennlp.training.attachment_scores import UniversalRelationAttachmentScores, universal_label_table
 
 
 @Model.register("conll18_biaffine_parser")
 class Conll18BiaffineParser(BiaffineDependencyParser):
     """
     allennlp-models' `biaffine_parser` (Dozat & Manning, 2017), unchanged but for its scorer: the original
-    drops words with punctuation POS tags from UAS/LAS, while the CoNLL 2018 definition, used by every
-    other row of this project's tables, counts every word. It also lets `pos_tags` be absent (raw text
-    has none; the original requires them even when it does not embed them).
+    drops words with punctuation POS tags from UAS/LAS and compares full relations (`nmod:poss`) for LAS,
+    while the CoNLL 2018 definition, used by every other row of this project's tables, counts every word
+    and compares universal relations (`nmod`). Its counts are also safe under distributed training
+    (see `ShardSafeAttachmentScores`). It also lets `pos_tags` be absent (raw text has none; the
+    original requires them even when it does not embed them).
 
     # Parameters
 
     Those of `biaffine_parser`.
     """
+
+    def __init__(self, vocab: Vocabulary, **kwargs) -> None:
+        super().__init__(vocab, **kwargs)
+        labels = [vocab.get_token_from_index(index, "head_tags")
+                  for index in range(vocab.get_vocab_size("head_tags"))]
+        self._attachment_scores = UniversalRelationAttachmentScores(universal_label_table(labels))
 
     def forward(  # type: ignore
         self,

@@ -29,7 +29,7 @@ from seqgraph_allennlp.structs.tree import (
     valid_mask,
     word_mask,
 )
-from seqgraph_allennlp.training.attachment_scores import ShardSafeAttachmentScores
+from seqgraph_allennlp.training.attachment_scores import ShardSafeAttachmentScores, universal_label_table
 
 logger = logging.getLogger(__name__)
 
@@ -201,12 +201,7 @@ class SeqGraphParser(Model):
                 persistent=False,
             )
             # CoNLL 2018 LAS compares universal relations only (nmod:poss counts as nmod)
-            universal = [label.split(":")[0] for label in labels]
-            self.register_buffer(
-                "_universal_label",
-                torch.tensor([universal.index(relation) for relation in universal], dtype=torch.long),
-                persistent=False,
-            )
+            self.register_buffer("_universal_label", universal_label_table(labels), persistent=False)
 
         self._dropout = InputVariationalDropout(dropout)
         self._input_dropout = torch.nn.Dropout(input_dropout)

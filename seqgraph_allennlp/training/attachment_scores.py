@@ -50,3 +50,38 @@ class ShardSafeAttachmentScores(AttachmentScores):
         self._exact_labeled_correct += counts[3]
         self._total_sentences += counts[4]
         self._total_words += counts[5]
+
+
+class UniversalRelationAttachmentScores(ShardSafeAttachmentScores):
+    """
+    `ShardSafeAttachmentScores` whose LAS and LEM compare universal relations, as CoNLL 2018 does
+    (`nmod:poss` for `nmod` is right): both label tensors go through `universal_label`, which maps each
+    label index to the index of the first label with the same universal part.
+
+    # Parameters
+
+    universal_label : `torch.LongTensor`, required
+        Shape `(num_labels,)`.
+    """
+
+    def __init__(self, universal_label: torch.LongTensor, ignore_classes: Optional[List[int]] = None) -> None:
+        super().__init__(ignore_classes)
+        self._universal_label = universal_label
+
+    def __call__(  # type: ignore
+        self,
+        predicted_indices: torch.Tensor,
+        predicted_labels: torch.Tensor,
+        gold_indices: torch.Tensor,
+        gold_labels: torch.Tensor,
+        mask: Optional[torch.BoolTensor] = None,
+    ) -> None:
+        table = self._universal_label.to(predicted_labels.device)
+        super().__call__(predicted_indices, table[predicted_labels.long()], gold_indices,
+                         table[gold_labels.long()], mask)
+
+
+def universal_label_table(labels: List[str]) -> torch.LongTensor:
+    """For each label, the index of the first label with the same universal part (before `:`)."""
+    universal = [label.split(":")[0] for label in labels]
+    return torch.tensor([universal.index(relation) for relation in universal], dtype=torch.long)
