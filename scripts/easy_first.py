@@ -4,7 +4,8 @@ sentence, and how sure is it at each step? For each model (`NAME=ARCHIVE`) it de
 the greedy valid decoder, keeping every step's policy, and measures against the gold tree, by the position
 of the step in the sentence (t / N, in tenths):
 
-* the entropy of the step's policy over the valid edges (nats);
+* the entropy of the step's policy over the valid edges (nats), and that entropy over its maximum, the log
+  of the number of valid edges (1 = no preference among them), since fewer edges stay valid as a tree grows;
 * the accuracy of the edge chosen at that step (is it a gold edge?);
 * the length |head - dependent| of the chosen edge;
 
@@ -48,6 +49,7 @@ def analyse(archive, path: str) -> Dict:
     model.eval()
     reader = archive.validation_dataset_reader
     entropy = defaultdict(list)
+    relative_entropy = defaultdict(list)
     correct = defaultdict(list)
     length = defaultdict(list)
     relation_steps: Dict[str, List[float]] = defaultdict(list)
@@ -73,6 +75,8 @@ def analyse(archive, path: str) -> Dict:
             policy = policies[:, step] * valid
             policy = policy / policy.sum(dim=(1, 2), keepdim=True).clamp(min=1e-30)
             step_entropy = -(policy * policy.clamp(min=1e-30).log()).sum(dim=(1, 2))
+            # shape (batch_size,): the most entropy a policy over the valid edges can have
+            max_entropy = valid.sum(dim=(1, 2)).clamp(min=2).float().log()
             head, dependent = edges[:, step, 0], edges[:, step, 1]
             active = dependent > 0
             for sentence in range(batch_size):
@@ -82,6 +86,7 @@ def analyse(archive, path: str) -> Dict:
                 position = min(BINS - 1, int(BINS * step / num_words))
                 h, d = int(head[sentence]), int(dependent[sentence])
                 entropy[position].append(float(step_entropy[sentence]))
+                relative_entropy[position].append(float(step_entropy[sentence] / max_entropy[sentence]))
                 correct[position].append(float(gold_heads[sentence][d - 1] == h))
                 length[position].append(float(abs(h - d)) if h > 0 else float("nan"))
                 relation_steps[relations[sentence][d - 1]].append(step / max(num_words - 1, 1))
@@ -94,7 +99,8 @@ def analyse(archive, path: str) -> Dict:
     return {
         "by_relative_step": [
             {"bin": position, "from": position / BINS, "to": (position + 1) / BINS, "edges": len(entropy[position]),
-             "entropy": mean(entropy[position]), "accuracy": mean(correct[position]),
+             "entropy": mean(entropy[position]), "relative_entropy": mean(relative_entropy[position]),
+             "accuracy": mean(correct[position]),
              "arc_length": mean(length[position])}
             for position in range(BINS)
         ],
@@ -109,14 +115,15 @@ def plot(result: Dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(1, 4, figsize=(18, 4.2))
+    figure, axes = plt.subplots(1, 5, figsize=(22, 4.2))
     names = list(result["models"])
     for name in names:
         rows = result["models"][name]["by_relative_step"]
         x = [(row["from"] + row["to"]) / 2 for row in rows]
-        for axis, key, label in zip(axes[:3], ("entropy", "accuracy", "arc_length"),
-                                    ("policy entropy over valid edges (nats)", "chosen edge is gold", "arc length (words)")):
-            axis.plot(x, [row[key] for row in rows], "o-", label=name)
+        for axis, key, label in zip(axes[:4], ("entropy", "relative_entropy", "accuracy", "arc_length"),
+                                    ("policy entropy over valid edges (nats)", "entropy / log(valid edges)",
+                                     "chosen edge is gold", "arc length (words)")):
+            axis.plot(x, [row.get(key) for row in rows], "o-", label=name)
             axis.set_xlabel("relative step t / N")
             axis.set_ylabel(label)
             axis.grid(alpha=0.3)
@@ -124,12 +131,13 @@ def plot(result: Dict, path: Path) -> None:
     common.sort(key=lambda relation: result["models"][names[0]]["relations"][relation]["mean_relative_step"])
     for offset, name in enumerate(names):
         relations = result["models"][name]["relations"]
-        axes[3].barh([index + 0.4 * offset for index in range(len(common))],
+        height = 0.8 / len(names)
+        axes[4].barh([index + height * offset for index in range(len(common))],
                      [relations.get(relation, {}).get("mean_relative_step") or 0 for relation in common],
-                     height=0.4, label=name)
-    axes[3].set_yticks(range(len(common)))
-    axes[3].set_yticklabels(common, fontsize=7)
-    axes[3].set_xlabel("mean relative step of the relation")
+                     height=height, label=name)
+    axes[4].set_yticks(range(len(common)))
+    axes[4].set_yticklabels(common, fontsize=7)
+    axes[4].set_xlabel("mean relative step of the relation")
     axes[0].legend()
     figure.suptitle(f"Generation order ({result['name']}: {Path(result['file']).name})")
     figure.tight_layout()
@@ -156,9 +164,12 @@ def main() -> None:
              f"`{image.relative_to(ROOT)}`; commit {result['git_commit'][:10]}, {result['date'][:10]}.", ""]
     for name, model in models.items():
         lines += [f"## {name} (`{model['archive']}`)", "",
-                  "| relative step | edges | entropy (nats) | chosen edge gold | arc length |", "|---|---|---|---|---|"]
+                  "| relative step | edges | entropy (nats) | entropy / log(valid edges) | chosen edge gold | arc length |",
+                  "|---|---|---|---|---|---|"]
         for row in model["by_relative_step"]:
+            relative = row.get("relative_entropy")
             lines.append(f"| {row['from']:.1f}-{row['to']:.1f} | {row['edges']} | {row['entropy']:.3f} | "
+                         f"{'' if relative is None else f'{relative:.3f}'} | "
                          f"{100 * row['accuracy']:.1f} % | {row['arc_length']:.2f} |")
         frequent = sorted(((info["mean_relative_step"], relation, info["count"])
                            for relation, info in model["relations"].items() if info["count"] >= 50))
