@@ -250,3 +250,18 @@ def test_a_nested_override_would_lose_the_trainer():
     # why the README uses dotted keys: AllenNLP 2.x replaces a section given as a nested dictionary
     changed = Params.from_file(str(SHIPPED / "coach_valid.jsonnet"), '{"trainer": {"num_epochs": 1}}')
     assert "optimizer" not in changed["trainer"]
+
+
+def test_transformer_encoder_starts_with_a_near_uniform_policy(batch_and_vocab):
+    # the post-LN Transformer's output (rms 1 per dimension) made S_0 ~800 times the BiLSTM's at init,
+    # so the first policy was a random near-one-hot; the shipped config starts its last LayerNorm small
+    tensors, vocab = batch_and_vocab
+    model = shipped_model("coach_valid_transformer", vocab, 0)
+    policy, valid, node_mask = initial_policy_and_valid(model, tensors)
+    num_valid = valid.sum(dim=-1).float()
+    # the largest edge probability stays within 3x the uniform one over the valid edges
+    assert (policy.max(dim=-1).values < 3.0 / num_valid).all(), policy.max(dim=-1).values * num_valid
+    with torch.no_grad():
+        model.encoder._transformer.layers[-1].norm2.weight.fill_(1.0)
+    policy, _, _ = initial_policy_and_valid(model, tensors)
+    assert not (policy.max(dim=-1).values < 3.0 / num_valid).all()
