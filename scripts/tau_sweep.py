@@ -98,11 +98,16 @@ def plot(result: Dict, path: Path) -> None:
             marker = "^" if row["decoder"] == "valid" else "v"
             right.plot([row["sentences_per_second"]], [100 * row["UAS"]], marker, color=line.get_color(), markersize=9,
                        label=f"{label}: one-step model ({row['decoder']})")
+            # the one-step model scores every edge in one model step: a reference level on the left
+            left.axhline(100 * row["UAS"], color=line.get_color(), alpha=0.5,
+                         linestyle="--" if row["decoder"] == "valid" else ":",
+                         label=f"{label}: one-step model ({row['decoder']})")
     left.set_xlabel("model steps per sentence")
     right.set_xlabel("sentences per second")
     for axis in (left, right):
         axis.set_ylabel("UAS (%)")
         axis.grid(alpha=0.3)
+    left.legend(fontsize=7, loc="center right")
     right.legend(fontsize=7, loc="center right")
     figure.suptitle(f"Multi-edge decoding of the recurrent model ({result['name']})")
     figure.tight_layout()
@@ -111,9 +116,9 @@ def plot(result: Dict, path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("files", nargs="+", help="CoNLL-U files with gold heads")
+    parser.add_argument("files", nargs="*", help="CoNLL-U files with gold heads")
     parser.add_argument("--name", required=True)
-    parser.add_argument("--recurrent", required=True, help="archive of a recurrent seqgraph_parser")
+    parser.add_argument("--recurrent", help="archive of a recurrent seqgraph_parser (required unless --replot)")
     parser.add_argument("--one-step", help="archive of a one-step seqgraph_parser, for reference")
     parser.add_argument("--taus", type=float, nargs="*", default=TAUS)
     parser.add_argument("--replot", action="store_true", help="only redraw the plot from results/tau_sweep/NAME.json")
@@ -122,6 +127,8 @@ def main() -> None:
         result = json.loads((ROOT / "results" / "tau_sweep" / f"{args.name}.json").read_text())
         plot(result, ROOT / "docs" / f"tau_sweep_{args.name}.png")
         return
+    if not (args.files and args.recurrent):
+        parser.error("give the CoNLL-U files and --recurrent (or --replot)")
 
     recurrent = load_archive(args.recurrent)
     recurrent.model.eval()
