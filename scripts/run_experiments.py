@@ -300,7 +300,8 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str]) -> Opt
         "ext_vars": ext_vars,
         "treebank": args.treebank,
         "splits": {
-            split: {"path": str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path),
+            # relative to the repository (`../shared/...` outside it), so that tables name no machine path
+            split: {"path": os.path.relpath(path, ROOT),
                     "sha256": sha256(path)}
             for split, path in files.items()
         },
@@ -455,7 +456,10 @@ def write_report() -> None:
             f"## {treebank}",
             "",
             "Data: " + ", ".join(f"{split} `{info['path']}`" for split, info in first["splits"].items())
-            + f". Budget: {', '.join(map(str, budgets))} epochs.",
+            + f". Budget: {', '.join(map(str, budgets))} epochs."
+            + (" No train split here: the models train on dev and are selected on it, so only test means "
+               "anything." if first["splits"].get("train", {}).get("path") == first["splits"].get("dev", {}).get("path")
+               else ""),
             "",
             "| row | config | settings | objective | epochs | best epoch | dev UAS | dev LAS | test UAS | test LAS | "
             "extra: test UAS w/o PUNCT, SYM | s/epoch | eval sent/s | machine | trained at | date |",
