@@ -29,6 +29,8 @@ $(STAMP): requirements/runtime.txt requirements/dev.txt requirements/models.txt 
 	@# only user is the NarrativeQA metric, which this project never runs: an entry that says so stops it.
 	@mkdir -p $(NLTK_PUNKT)
 	@echo "Placeholder made by seqgraph-allennlp's Makefile so that importing allennlp_models does not call nltk.download(); it holds no Punkt model." > $(NLTK_PUNKT)/README
+	@# GloVe as the text file AllenNLP reads (training_config/coach_valid_glove.jsonnet); skipped when written
+	$(BIN)/python -m seqgraph_allennlp.common.glove
 	$(BIN)/python -c "import seqgraph_allennlp"
 	@touch $(STAMP)
 

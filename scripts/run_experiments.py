@@ -1,6 +1,7 @@
 """
 Train and evaluate a list of configs ("rows") on one treebank with the same budget, one after another,
-and write one JSON per run under results/<treebank>/ and the table docs/RESULTS.md generated from every
+and write one JSON per run under results/<treebank>/ (or results/<section>/ with --section, for rows with
+another budget such as Table 3) and the table docs/RESULTS.md generated from every
 results JSON (never typed by hand).
 
     .venv/bin/python scripts/run_experiments.py --treebank welsh --epochs 15 \\
@@ -195,13 +196,18 @@ def score_predictions(archive: Path, test_file: Path, out: Path, env: Dict[str, 
     }
 
 
+def section_of(result: Dict) -> str:
+    """The results folder and report section of a run: its treebank unless it ran with --section."""
+    return result.get("section") or result["treebank"]
+
+
 def rescore(treebank: Optional[str]) -> None:
     """Adds the scorer's figures to results JSONs that lack them (runs made before they existed)."""
     for result_path in sorted(RESULTS.glob(f"{treebank or '*'}/*.json")):
         result = json.loads(result_path.read_text())
         if "row" not in result or "test_without_punctuation" in result:
             continue
-        out = RUNS / result["treebank"] / result["row"]
+        out = RUNS / section_of(result) / result["row"]
         test_file = Path(result["splits"]["test"]["path"])
         test_file = test_file if test_file.is_absolute() else ROOT / test_file
         if not (out / "model" / "model.tar.gz").exists():
@@ -242,11 +248,11 @@ def wait_for_live_training(pid_file: Path, serialization_dir: Path) -> None:
 def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str]) -> Optional[Path]:
     name, config, extra, ext_vars = parse_row(spec)
     env = {**env, **ext_vars}
-    result_path = RESULTS / args.treebank / f"{name}.json"
+    result_path = RESULTS / args.section / f"{name}.json"
     if result_path.exists() and not args.force:
         print(f"{name}: done already ({result_path.relative_to(ROOT)})", flush=True)
         return result_path
-    out = RUNS / args.treebank / name
+    out = RUNS / args.section / name
     serialization_dir = out / "model"
     out.mkdir(parents=True, exist_ok=True)
     overrides = {
@@ -299,6 +305,7 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str]) -> Opt
         "overrides": extra,
         "ext_vars": ext_vars,
         "treebank": args.treebank,
+        "section": args.section,
         "splits": {
             # relative to the repository (`../shared/...` outside it), so that tables name no machine path
             split: {"path": os.path.relpath(path, ROOT),
@@ -445,15 +452,16 @@ def write_report() -> None:
         "allennlp-models' `biaffine_parser` reports UAS: compare rows on the main columns only.",
         "",
     ]
-    for treebank in sorted({result["treebank"] for result in results}):
-        rows = sorted((result for result in results if result["treebank"] == treebank),
+    for section in sorted({section_of(result) for result in results}):
+        rows = sorted((result for result in results if section_of(result) == section),
                       key=lambda result: (ROW_ORDER.index(Path(result["config"]).stem)
                                           if Path(result["config"]).stem in ROW_ORDER else len(ROW_ORDER),
                                           bool(result["overrides"]), result["row"]))
         budgets = sorted({result["budget"]["epochs"] for result in rows})
         first = rows[0]
+        treebank = first["treebank"]
         lines += [
-            f"## {treebank}",
+            f"## {section}" + (f" ({treebank})" if section != treebank else ""),
             "",
             "Data: " + ", ".join(f"{split} `{info['path']}`" for split, info in first["splits"].items())
             + f". Budget: {', '.join(map(str, budgets))} epochs."
@@ -489,6 +497,7 @@ def write_report() -> None:
                 f"{result['git_commit'][:7]}{'+' if 'uncommitted' in result['git_commit'] else ''} | {result['date'][:10]} |"
             )
         reproduce = (f"scripts/run_experiments.py --treebank {treebank} --epochs {budgets[-1]} "
+                     + (f"--section {section} " if section != treebank else "")
                      + " ".join(shlex.quote(row_spec(result)) for result in rows))
         lines += ["", "Reproduce (sequentially; each row is resumable):", "", f"    .venv/bin/python {reproduce}", ""]
         if marked:
@@ -512,6 +521,9 @@ def main() -> None:
                         help="add a named list of rows (table3: the paper's oracle x roll-in table)")
     parser.add_argument("--treebank", choices=sorted(TREEBANKS))
     parser.add_argument("--epochs", type=int)
+    parser.add_argument("--section", default=None,
+                        help="results/<section>/ and its own table in docs/RESULTS.md (default: the treebank); "
+                        "for rows run with another budget, e.g. Table 3")
     parser.add_argument("--force", action="store_true", help="rerun rows that have results")
     parser.add_argument("--regenerate", action="store_true", help="only rewrite docs/RESULTS.md")
     parser.add_argument("--rescore", action="store_true",
@@ -529,6 +541,9 @@ def main() -> None:
             args.rows += [row for row in PRESETS[preset] if row not in args.rows]
         if not (args.rows and args.treebank and args.epochs):
             parser.error("give --treebank, --epochs and at least one row (or --regenerate)")
+        args.section = args.section or args.treebank
+        if not re.fullmatch(r"[\w.-]+", args.section):
+            parser.error(f"--section {args.section!r}: letters, digits, '.', '-' and '_' only")
         pattern, splits = TREEBANKS[args.treebank]
         files = {name: Path(pattern.format(split)) for name, split in zip(("train", "dev", "test"), splits)}
         files = {name: (path if path.is_absolute() else ROOT / path).resolve() for name, path in files.items()}

@@ -265,3 +265,26 @@ def test_transformer_encoder_starts_with_a_near_uniform_policy(batch_and_vocab):
         model.encoder._transformer.layers[-1].norm2.weight.fill_(1.0)
     policy, _, _ = initial_policy_and_valid(model, tensors)
     assert not (policy.max(dim=-1).values < 3.0 / num_valid).all()
+
+
+@pytest.mark.parametrize("warmup_steps", [0, 100])
+def test_transformer_learning_rate_warms_up_per_batch_and_never_decays(warmup_steps):
+    from allennlp.training.learning_rate_schedulers import LearningRateScheduler
+
+    overrides = json.dumps({"trainer.learning_rate_scheduler.warmup_steps": warmup_steps})
+    trainer = Params.from_file(str(ROOT / "training_config" / "coach_valid_transformer.jsonnet"), overrides)["trainer"]
+    lr = trainer["optimizer"]["lr"]
+    optimizer = torch.optim.Adam([torch.nn.Parameter(torch.zeros(1))], lr=lr)
+    scheduler = LearningRateScheduler.from_params(
+        trainer["learning_rate_scheduler"].duplicate(), optimizer=optimizer, num_epochs=2, num_steps_per_epoch=300
+    )
+    rates = []
+    for batch in range(1, 700):  # past the run's 600 batches too (a resumed or longer run)
+        scheduler.step_batch(batch)
+        rates.append(optimizer.param_groups[0]["lr"])
+    if warmup_steps == 0:
+        # as shipped: the constant rate of the other configs
+        assert rates == [lr] * len(rates)
+    else:
+        assert rates[49] == pytest.approx(lr / 2) and rates[:99] == sorted(rates[:99])
+        assert rates[99:] == [lr] * (len(rates) - 99)

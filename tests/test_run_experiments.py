@@ -50,6 +50,17 @@ def test_report_is_generated_from_the_results(tmp_path, monkeypatch):
     assert "| coach_valid | `coach_valid` |  | per-word head softmax (D&M) | 15 | 12 | 78.75 | 70.00 | 79.16 | 71.00 | 81.23 | 190 | 20 |" in report
     assert "| 7455792 | 2026-11-23 |" in report
     assert ".venv/bin/python scripts/run_experiments.py --treebank welsh --epochs 15 coach_valid\n" in report
+    # a row run with another budget under --section gets its own table, which reproduces it
+    table3 = {**result, "row": "linearized", "config": "training_config/linearized.jsonnet", "section": "welsh_table3",
+              "budget": {"epochs": 5}, "epochs_done": 5, "best_epoch": 5}
+    (tmp_path / "results" / "welsh_table3").mkdir()
+    (tmp_path / "results" / "welsh_table3" / "linearized.json").write_text(json.dumps(table3))
+    run_experiments.write_report()
+    report = (tmp_path / "docs" / "RESULTS.md").read_text()
+    welsh, table3_section = report.split("## welsh\n")[1].split("## welsh_table3 (welsh)\n")
+    assert "Budget: 15 epochs." in welsh and "| linearized |" not in welsh
+    assert "Budget: 5 epochs." in table3_section and "| coach_valid |" not in table3_section
+    assert "--treebank welsh --epochs 5 --section welsh_table3 linearized\n" in table3_section
 
 
 def test_table3_preset_covers_the_papers_nine_rows_and_reproduces_them():

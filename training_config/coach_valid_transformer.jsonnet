@@ -7,6 +7,10 @@
 // policy a random near-one-hot), and positions are learned embeddings started at the scale of the word
 // and character vectors (std 0.02; sinusoidal features, rms 0.71, drowned them 40 to 1). The rows
 // coach_valid_transformer_sinusoidal and _learned_positions in docs/RESULTS.md are the versions without them.
+// The learning rate can warm up linearly over the first batches: -o '{"trainer.learning_rate_scheduler.warmup_steps": 100}'
+// (0, as shipped, is the constant rate of every other config: polynomial_decay with end_learning_rate equal
+// to the optimiser's rate never decays; change both with trainer.optimizer.lr). Dotted overrides cannot add
+// a section that the config lacks, hence the scheduler here.
 local num_layers = 6;
 local coach_valid = import 'coach_valid.jsonnet';
 
@@ -27,6 +31,13 @@ coach_valid + {
         ['encoder\\._positional_embedding\\.weight', { type: 'normal', std: 0.02 }],
         ['encoder\\._transformer\\.layers\\.' + (num_layers - 1) + '\\.norm2\\.weight', { type: 'constant', val: 0.01 }],
       ],
+    },
+  },
+  trainer+: {
+    learning_rate_scheduler: {
+      type: 'polynomial_decay',
+      warmup_steps: 0,
+      end_learning_rate: coach_valid.trainer.optimizer.lr,
     },
   },
 }

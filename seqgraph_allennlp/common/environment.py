@@ -10,6 +10,8 @@ import importlib.util
 import os
 from pathlib import Path
 
+from seqgraph_allennlp.common.glove import default_glove_path
+
 
 def pretrained_minilm_directory() -> str:
     """
@@ -44,3 +46,6 @@ def set_default_environment() -> None:
     # training_config/coach_valid_pretrained.jsonnet: where the pretrained encoder lies
     if "PRETRAINED_MINILM" not in os.environ:
         os.environ["PRETRAINED_MINILM"] = pretrained_minilm_directory()
+    # training_config/coach_valid_glove.jsonnet: the text file that `make install` writes
+    if "GLOVE_6B_50D" not in os.environ:
+        os.environ["GLOVE_6B_50D"] = str(default_glove_path()) if default_glove_path().exists() else ""
