@@ -453,10 +453,14 @@ def write_report() -> None:
         "",
     ]
     for section in sorted({section_of(result) for result in results}):
+        # Table 3's rows in the paper's order (oracle within roll-in)
+        table3 = [spec.partition("=")[0] for spec in TABLE3]
         rows = sorted((result for result in results if section_of(result) == section),
                       key=lambda result: (ROW_ORDER.index(Path(result["config"]).stem)
                                           if Path(result["config"]).stem in ROW_ORDER else len(ROW_ORDER),
-                                          bool(result["overrides"]), result["row"]))
+                                          bool(result["overrides"]),
+                                          table3.index(result["row"]) if result["row"] in table3 else len(table3),
+                                          result["row"]))
         budgets = sorted({result["budget"]["epochs"] for result in rows})
         first = rows[0]
         treebank = first["treebank"]
