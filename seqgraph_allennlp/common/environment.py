@@ -49,7 +49,8 @@ def set_default_environment() -> None:
         os.environ["PRETRAINED_MINILM"] = pretrained_minilm_directory()
     # training_config/coach_valid_glove.jsonnet: the text file that `make install` writes
     if "GLOVE_6B_50D" not in os.environ:
-        os.environ["GLOVE_6B_50D"] = str(default_glove_path()) if default_glove_path().exists() else ""
+        glove_file = default_glove_path()
+        os.environ["GLOVE_6B_50D"] = str(glove_file) if glove_file.exists() else ""
     # training_config/coach_valid_multilingual.jsonnet: the model directory that `make install` writes
     if "PRETRAINED_MULTILINGUAL_E5" not in os.environ:
         e5_directory = default_model_directory()

