@@ -16,6 +16,7 @@ install_error_hook()
 from seqgraph_allennlp.dataset_readers import SeqGraphUDReader  # noqa: F401
 from seqgraph_allennlp.oracles import Oracle  # noqa: F401
 from seqgraph_allennlp.roll_ins import RollIn  # noqa: F401
+from seqgraph_allennlp.modules.fused_bilstm import FusedBiLstm  # noqa: F401
 from seqgraph_allennlp.models import SeqGraphParser, Conll18BiaffineParser  # noqa: F401
 from seqgraph_allennlp.predictors import SeqGraphParserPredictor  # noqa: F401
 from seqgraph_allennlp.training import RunLengthCallback  # noqa: F401

@@ -7,6 +7,7 @@ from allennlp_models.structured_prediction.models.biaffine_dependency_parser imp
     BiaffineDependencyParser,
 )
 
+from seqgraph_allennlp.modules.bilinear import MatmulBilinear
 from seqgraph_allennlp.training.attachment_scores import UniversalRelationAttachmentScores, universal_label_table
 
 
@@ -18,7 +19,8 @@ class Conll18BiaffineParser(BiaffineDependencyParser):
     while the CoNLL 2018 definition, used by every other row of this project's tables, counts every word
     and compares universal relations (`nmod`). Its counts are also safe under distributed training
     (see `ShardSafeAttachmentScores`). It also lets `pos_tags` be absent (raw text has none; the
-    original requires them even when it does not embed them).
+    original requires them even when it does not embed them). Its label classifier is computed by
+    `MatmulBilinear` (same parameters and result as `torch.nn.Bilinear`, a fraction of its time on CPU).
 
     # Parameters
 
@@ -30,6 +32,9 @@ class Conll18BiaffineParser(BiaffineDependencyParser):
         labels = [vocab.get_token_from_index(index, "head_tags")
                   for index in range(vocab.get_vocab_size("head_tags"))]
         self._attachment_scores = UniversalRelationAttachmentScores(universal_label_table(labels))
+        bilinear = self.tag_bilinear
+        self.tag_bilinear = MatmulBilinear(bilinear.in1_features, bilinear.in2_features, bilinear.out_features)
+        self.tag_bilinear.load_state_dict(bilinear.state_dict())
 
     def forward(  # type: ignore
         self,

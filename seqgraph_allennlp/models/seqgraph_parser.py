@@ -1,6 +1,5 @@
 import copy
 import logging
-from contextlib import nullcontext
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
@@ -15,18 +14,18 @@ from allennlp.nn.util import get_final_encoder_states, get_text_field_mask, mask
 from allennlp.training.metrics import Average
 
 from seqgraph_allennlp.common.errors import SentenceTooLongError
+from seqgraph_allennlp.modules.bilinear import MatmulBilinear
 from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
 from seqgraph_allennlp.oracles import Oracle, free_edges
 from seqgraph_allennlp.oracles.uniform import UniformOracle
 from seqgraph_allennlp.roll_ins import RollIn
 from seqgraph_allennlp.roll_ins.uniform import UniformRollIn
 from seqgraph_allennlp.structs.tree import (
-    add_edge,
+    TreeState,
     edge_log_probs,
     greedy_valid_decode,
     heads_to_adjacency,
     mst_decode,
-    valid_mask,
     word_mask,
 )
 from seqgraph_allennlp.training.attachment_scores import ShardSafeAttachmentScores, universal_label_table
@@ -189,7 +188,7 @@ class SeqGraphParser(Model):
                 encoder_dim, 1, tag_representation_dim, Activation.by_name("elu")()
             )
             self.dependent_tag_feedforward = copy.deepcopy(self.head_tag_feedforward)
-            self.tag_bilinear = torch.nn.Bilinear(
+            self.tag_bilinear = MatmulBilinear(
                 tag_representation_dim, tag_representation_dim, num_labels
             )
             labels = [vocab.get_token_from_index(index, "head_tags") for index in range(num_labels)]
@@ -264,24 +263,9 @@ class SeqGraphParser(Model):
             if self.training:
                 self.oracle.update()
 
-        # the decoder never needs gradients; during training it only feeds the metrics
-        with torch.no_grad() if self.training else nullcontext():
-            heads, decoding = self._decode(initial_scores, encoded, final_state, node_mask)
-        output["heads"] = heads
-        if decoding is not None:
-            output["edges"] = decoding.edges
-            output["edge_steps"] = decoding.edge_steps
-            output["edge_probabilities"] = decoding.edge_probabilities
-
-        predicted_labels = torch.zeros_like(heads)
         if self.predict_labels:
             head_tag_representation = self._dropout(self.head_tag_feedforward(encoded))
             dependent_tag_representation = self._dropout(self.dependent_tag_feedforward(encoded))
-            predicted_labels = (
-                self._label_logits(head_tag_representation, dependent_tag_representation, heads)
-                .masked_fill(self._unpredictable_label, float("-inf"))
-                .argmax(dim=-1)
-            )
             if gold_heads is not None and head_tags is not None:
                 gold_labels = torch.cat([head_tags.new_zeros(batch_size, 1), head_tags], dim=1)
                 label_log_probs = torch.log_softmax(
@@ -294,6 +278,26 @@ class SeqGraphParser(Model):
                 label_loss = (label_nll * words).sum() / words.sum().clamp(min=1)
                 output["label_loss"] = label_loss
                 output["loss"] = output["loss"] + label_loss
+
+        if self.training and gold_heads is not None:
+            # during training the decoder would only feed the metrics, at the cost of a second walk through
+            # every step: training batches report their losses, UAS and LAS come from validation
+            return output
+
+        heads, decoding = self._decode(initial_scores, encoded, final_state, node_mask)
+        output["heads"] = heads
+        if decoding is not None:
+            output["edges"] = decoding.edges
+            output["edge_steps"] = decoding.edge_steps
+            output["edge_probabilities"] = decoding.edge_probabilities
+
+        predicted_labels = torch.zeros_like(heads)
+        if self.predict_labels:
+            predicted_labels = (
+                self._label_logits(head_tag_representation, dependent_tag_representation, heads)
+                .masked_fill(self._unpredictable_label, float("-inf"))
+                .argmax(dim=-1)
+            )
         output["head_tags"] = predicted_labels
 
         if gold_heads is not None:
@@ -397,10 +401,11 @@ class SeqGraphParser(Model):
         state = recurrent_weight.initial_state(final_state)
         scores = initial_scores
         projected = recurrent_weight.project_nodes(encoded)
+        positions = recurrent_weight.node_positions(encoded.size(1), encoded.device)
 
         def step(last_edges: Optional[torch.BoolTensor]) -> torch.Tensor:
             nonlocal state, scores
-            delta, state = recurrent_weight(state, encoded, last_edges, projected)
+            delta, state = recurrent_weight(state, encoded, last_edges, projected, positions)
             scores = scores + delta
             return scores
 
@@ -418,42 +423,84 @@ class SeqGraphParser(Model):
         Equation (6): roll in with `self.roll_in` and average `KL(oracle || policy)` over the states
         `s_1 .. s_N` of every sentence (states with no free edge left add nothing). The one-step model
         takes only the first state, with every gold edge free and a uniform target.
+
+        The roll-in's choices are never differentiated, so it runs first without gradients
+        (`_roll_in`); the scores of all its states are then computed again in one batched pass with
+        gradients (`RecurrentWeight.unroll`), and the oracle and the KL of all states at once.
         """
         batch_size, num_nodes = node_mask.shape
         gold_adjacency = heads_to_adjacency(gold_heads, node_mask)
-        score_function = self._score_function(initial_scores, encoded, final_state)
-        adjacency = torch.zeros_like(gold_adjacency)
-        reachability = torch.zeros_like(gold_adjacency)
-        last_edges: Optional[torch.BoolTensor] = None
-        num_steps = num_nodes - 1 if self.recurrent else 1
+        if self.recurrent_weight is None:
+            valid = TreeState(node_mask, self.single_root).valid.unsqueeze(1)
+            scores = initial_scores.unsqueeze(1)
+        else:
+            with torch.no_grad():
+                valid, heads, dependents, added = self._roll_in(
+                    initial_scores, encoded, final_state, node_mask, gold_adjacency
+                )
+            projected = self.recurrent_weight.project_nodes(encoded)
+            # shape (batch_size, T, V, V): S_t = S_0 + the updates of steps 1 .. t
+            deltas = self.recurrent_weight.unroll(final_state, projected, heads, dependents, added)
+            scores = initial_scores.unsqueeze(1) + deltas.cumsum(dim=1)
+        num_states = valid.size(1)
+        # every state becomes a row: shape (batch_size * T, V, V)
+        scores = scores.reshape(-1, num_nodes, num_nodes)
+        valid = valid.reshape(-1, num_nodes, num_nodes)
+        state_node_mask = node_mask.repeat_interleave(num_states, dim=0)
+        support = valid if self.policy_support == "valid" else None
+        # shape (batch_size * T, V * V)
+        log_probs = edge_log_probs(scores, state_node_mask, support)
+        free = free_edges(gold_adjacency.repeat_interleave(num_states, dim=0), valid)
+        target = self.oracle(free, log_probs)
+        has_target = free.flatten(1).any(dim=-1)
+        return (kl_divergence(target, log_probs) * has_target).sum() / has_target.sum().clamp(min=1)
 
+    def _roll_in(
+        self,
+        initial_scores: torch.Tensor,
+        encoded: torch.Tensor,
+        final_state: torch.Tensor,
+        node_mask: torch.BoolTensor,
+        gold_adjacency: torch.BoolTensor,
+    ) -> Tuple[torch.BoolTensor, torch.LongTensor, torch.LongTensor, torch.BoolTensor]:
+        """
+        The roll-in's states, without gradients: the valid mask of each state `(batch_size, T, V, V)` and
+        the edge `(head, dependent)` added after each state but the last, `(batch_size, T - 1)` each, with
+        whether the sentence added one. Stops at the first state where no sentence of the batch has a free
+        edge left: from there on no state has an oracle target.
+        """
+        batch_size, num_nodes = node_mask.shape
+        score_function = self._score_function(initial_scores, encoded, final_state)
+        state = TreeState(node_mask, self.single_root)
+        last_edges: Optional[torch.BoolTensor] = None
         # outside training the roll-in's coins come from a fixed seed: validation losses are reproducible
         generator = None
         if not self.training:
             generator = torch.Generator(device=initial_scores.device).manual_seed(0)
-        total = initial_scores.new_zeros(())
-        count = initial_scores.new_zeros(())
-        for step in range(num_steps):
-            valid = valid_mask(adjacency, reachability, node_mask, self.single_root)
-            support = valid if self.policy_support == "valid" else None
-            # shape (batch_size, V * V)
-            log_probs = edge_log_probs(score_function(last_edges), node_mask, support)
+        valids, heads, dependents, added = [], [], [], []
+        for step in range(num_nodes - 1):
+            valid = state.valid
+            valids.append(valid)
             free = free_edges(gold_adjacency, valid)
-            target = self.oracle(free, log_probs)
-            # shape (batch_size,)
-            has_target = free.reshape(batch_size, -1).any(dim=-1)
-            total = total + (kl_divergence(target, log_probs) * has_target).sum()
-            count = count + has_target.sum()
-            if step == num_steps - 1:
+            if step == num_nodes - 2 or not bool(free.any()):
                 break
-            active = valid.reshape(batch_size, -1).any(dim=-1)
-            choice = self.roll_in(free, valid, log_probs.detach(), self.oracle.beta, generator)
+            support = valid if self.policy_support == "valid" else None
+            log_probs = edge_log_probs(score_function(last_edges), node_mask, support)
+            choice = self.roll_in(free, valid, log_probs, self.oracle.beta, generator)
+            active = valid.flatten(1).any(dim=-1)
             head = choice // num_nodes
             dependent = choice % num_nodes
-            new_adjacency, reachability = add_edge(adjacency, reachability, head, dependent, active)
-            last_edges = new_adjacency & ~adjacency
-            adjacency = new_adjacency
-        return total / count.clamp(min=1)
+            last_edges = state.add_edges(head, dependent, active)
+            heads.append(head)
+            dependents.append(dependent)
+            added.append(active)
+        empty = node_mask.new_zeros(batch_size, 0, dtype=torch.long)
+        return (
+            torch.stack(valids, dim=1),
+            torch.stack(heads, dim=1) if heads else empty,
+            torch.stack(dependents, dim=1) if dependents else empty,
+            torch.stack(added, dim=1) if added else empty.bool(),
+        )
 
     def _head_selection_loss(
         self, initial_scores: torch.Tensor, node_mask: torch.BoolTensor, gold_heads: torch.LongTensor
@@ -532,7 +579,10 @@ class SeqGraphParser(Model):
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         metrics = self._attachment_scores.get_metric(reset)
-        if not self.predict_labels:
+        if self.training:
+            # training batches are not decoded (see forward): no attachment scores to report
+            metrics = {}
+        elif not self.predict_labels:
             metrics = {key: value for key, value in metrics.items() if key in ("UAS", "UEM")}
         metrics["kl"] = self._kl.get_metric(reset)
         if self.head_selection_weight > 0:

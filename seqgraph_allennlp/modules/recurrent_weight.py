@@ -119,23 +119,92 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         embedding = torch.cat([edge_part, head_part, dependent_part], dim=-1) / num_edges.clamp(min=1.0)
         return torch.where(num_edges > 0, embedding, start)
 
+    def node_positions(self, num_nodes: int, device: torch.device) -> Tuple[torch.Tensor, torch.Tensor]:
+        """
+        `emb_h(0..N)` and `emb_d(0..N)`, each `(V, d_emb)`.
+        """
+        positions = torch.arange(num_nodes, device=device)
+        return self.head_positions(positions), self.dependent_positions(positions)
+
+    def score_update(
+        self, hidden: torch.Tensor, head_positions: torch.Tensor, dependent_positions: torch.Tensor
+    ) -> torch.Tensor:
+        """
+        `BiAffine(emb_h W_t, emb_d W_t)` for LSTM outputs `hidden` `(..., hidden_dim)`: `(..., V, V)`,
+        `[head, dependent]`, for any number of leading dimensions (one step, or every step of a roll-in).
+        """
+        leading = hidden.shape[:-1]
+        num_nodes = head_positions.size(0)
+        # shape (n, d_emb, d_H)
+        weight = self.weight_generator(hidden).view(-1, self._position_dim, self._weight_dim)
+        # shape (n, V, d_H)
+        head_representation = head_positions @ weight
+        dependent_representation = dependent_positions @ weight
+        return self.attention(head_representation, dependent_representation).view(*leading, num_nodes, num_nodes)
+
     def forward(
         self,
         state: RecurrentState,
         encoded: torch.Tensor,
         last_edges: Optional[torch.BoolTensor],
         projected: Optional[torch.Tensor] = None,
+        positions: Optional[Tuple[torch.Tensor, torch.Tensor]] = None,
     ) -> Tuple[torch.Tensor, RecurrentState]:
         """
         One step: returns the score update `S_t - S_{t-1}`, `(batch_size, V, V)` `[head, dependent]`, and
-        the new state. `projected` is `project_nodes(encoded)`, computed once per sentence by the caller.
+        the new state. `projected` is `project_nodes(encoded)` and `positions` is `node_positions(V)`,
+        computed once per sentence by the caller.
         """
-        batch_size, num_nodes, _ = encoded.shape
+        num_nodes = encoded.size(1)
         hidden, cell = self.cell(self.embed_edges(encoded, last_edges, projected), state)
-        # shape (batch_size, d_emb, d_H)
-        weight = self.weight_generator(hidden).view(batch_size, self._position_dim, self._weight_dim)
-        positions = torch.arange(num_nodes, device=encoded.device)
-        # shape (batch_size, V, d_H)
-        head_representation = self.head_positions(positions).unsqueeze(0) @ weight
-        dependent_representation = self.dependent_positions(positions).unsqueeze(0) @ weight
-        return self.attention(head_representation, dependent_representation), (hidden, cell)
+        if positions is None:
+            positions = self.node_positions(num_nodes, encoded.device)
+        return self.score_update(hidden, *positions), (hidden, cell)
+
+    def unroll(
+        self,
+        final_encoder_state: torch.Tensor,
+        projected: torch.Tensor,
+        heads: torch.LongTensor,
+        dependents: torch.LongTensor,
+        added: torch.BoolTensor,
+    ) -> torch.Tensor:
+        """
+        The score updates of every step of a roll-in whose edges are already known, in one batched pass:
+        step `t` reads the edge added at step `t - 1` (the start vector at step 0, and where a sentence
+        added none). Equal to calling `forward` once per step; the LSTM cell is the only sequential part.
+
+        # Parameters
+
+        final_encoder_state : `torch.Tensor`, `(batch_size, encoder_dim)`.
+        projected : `torch.Tensor`, `(batch_size, V, d_e)`, `project_nodes(encoded)`.
+        heads, dependents : `torch.LongTensor`, `(batch_size, T - 1)`, the edge added at each step but
+            the last.
+        added : `torch.BoolTensor`, `(batch_size, T - 1)`, whether the sentence added that edge.
+
+        # Returns
+
+        `(batch_size, T, V, V)`: `S_t - S_{t-1}` for `t = 1 .. T`.
+        """
+        batch_size, num_nodes, _ = projected.shape
+        head_positions, dependent_positions = self.node_positions(num_nodes, projected.device)
+        batch_index = torch.arange(batch_size, device=projected.device).unsqueeze(1)
+        # shape (batch_size, T - 1, d_e + 2 d_emb): f_emb of each step's edge
+        edge_inputs = torch.cat(
+            [
+                projected[batch_index, heads] - projected[batch_index, dependents],
+                head_positions[heads],
+                dependent_positions[dependents],
+            ],
+            dim=-1,
+        )
+        start = self.start_edge.view(1, 1, -1)
+        edge_inputs = torch.where(added.unsqueeze(-1), edge_inputs, start)
+        inputs = torch.cat([start.expand(batch_size, 1, -1), edge_inputs], dim=1)
+        state = self.initial_state(final_encoder_state)
+        hidden = []
+        for step in range(inputs.size(1)):
+            state = self.cell(inputs[:, step], state)
+            hidden.append(state[0])
+        # shape (batch_size, T, V, V)
+        return self.score_update(torch.stack(hidden, dim=1), head_positions, dependent_positions)

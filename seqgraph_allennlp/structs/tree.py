@@ -208,6 +208,69 @@ class ValidDecoding(NamedTuple):
     policies: Optional[torch.Tensor] = None
 
 
+class TreeState:
+    """
+    A batch of partial trees during decoding or a roll-in: the edges so far, their reachability matrix and
+    the mask of valid next edges (`valid_mask`), kept up to date as edges are added. The training roll-in
+    and the valid decoder both walk the tree through this one object.
+
+    Every constraint of `valid_mask` only removes edges as the tree grows, so the valid mask is updated by
+    removing what the new edges rule out, not rebuilt: the new dependents' columns, the edges that would
+    close a cycle through the new reachability, and (with `single_root`) the root's row once it has a
+    child.
+
+    # Parameters
+
+    node_mask : `torch.BoolTensor`, `(batch_size, V)`.
+    single_root : `bool`, optional (default = `True`)
+        See `valid_mask`.
+    """
+
+    def __init__(self, node_mask: torch.BoolTensor, single_root: bool = True) -> None:
+        batch_size, num_nodes = node_mask.shape
+        self.node_mask = node_mask
+        self.single_root = single_root
+        # shape (batch_size, V, V), [head, dependent]
+        self.adjacency = torch.zeros(batch_size, num_nodes, num_nodes, dtype=torch.bool, device=node_mask.device)
+        self.reachability = torch.zeros_like(self.adjacency)
+        self.valid = valid_mask(self.adjacency, self.reachability, node_mask, single_root)
+
+    def has_valid_edge(self) -> torch.BoolTensor:
+        """
+        `(batch_size,)`: whether each tree can still grow (it is not complete).
+        """
+        return self.valid.flatten(1).any(dim=-1)
+
+    def add_edges(
+        self, head: torch.LongTensor, dependent: torch.LongTensor, active: torch.BoolTensor
+    ) -> torch.BoolTensor:
+        """
+        Adds `head -> dependent` to every active sentence; returns the `(batch_size, V, V)` matrix of the
+        edges added (empty for inactive sentences).
+
+        # Parameters
+
+        head, dependent : `torch.LongTensor`, `(batch_size,)`.
+        active : `torch.BoolTensor`, `(batch_size,)`.
+        """
+        adjacency, self.reachability = add_edge(self.adjacency, self.reachability, head, dependent, active)
+        added = adjacency & ~self.adjacency
+        self.adjacency = adjacency
+        # constraints 2-3: the new dependents have a head; 5: no edge back along a new path
+        valid = self.valid & ~added.any(dim=1, keepdim=True) & ~self.reachability.transpose(1, 2)
+        if self.single_root:
+            root_taken = adjacency[:, 0, :].any(dim=-1)
+            valid[:, 0, :] &= ~root_taken.unsqueeze(-1)
+        self.valid = valid
+        return added
+
+    def heads(self) -> torch.LongTensor:
+        """
+        `(batch_size, V)` head of every node (0 where there is none: the root, padding, a headless word).
+        """
+        return self.adjacency.long().argmax(dim=1)
+
+
 def greedy_valid_decode(
     score_function: Callable[[Optional[torch.BoolTensor]], torch.Tensor],
     node_mask: torch.BoolTensor,
@@ -245,8 +308,7 @@ def greedy_valid_decode(
     num_words = node_mask.sum(dim=-1) - 1
     max_words = max(int(num_words.max().item()), 0) if batch_size else 0
 
-    adjacency = torch.zeros(batch_size, num_nodes, num_nodes, dtype=torch.bool, device=device)
-    reachability = torch.zeros_like(adjacency)
+    state = TreeState(node_mask, single_root)
     edges = torch.full((batch_size, max_words, 2), -1, dtype=torch.long, device=device)
     edge_steps = torch.full((batch_size, max_words), -1, dtype=torch.long, device=device)
     edge_probabilities = torch.zeros(batch_size, max_words, device=device)
@@ -254,44 +316,45 @@ def greedy_valid_decode(
 
     last_edges: Optional[torch.BoolTensor] = None
     policies = []
-    step = 0
-    while bool((num_added < num_words).any()):
+    # a sentence of N words takes at most N steps: the loop needs no test of the device's tensors
+    for step in range(max_words):
         # shape (batch_size, V * V); choose in log space: probabilities of unlikely edges underflow to 0 and
         # would tie, losing the score order among them
-        valid = valid_mask(adjacency, reachability, node_mask, single_root)
-        log_probabilities = edge_log_probs(score_function(last_edges), node_mask, valid if valid_support else None)
+        log_probabilities = edge_log_probs(
+            score_function(last_edges), node_mask, state.valid if valid_support else None
+        )
         if keep_policies:
             policies.append(log_probabilities.exp().reshape(batch_size, num_nodes, num_nodes))
-        step_edges = torch.zeros_like(adjacency)
-        first = True
+        step_edges = None
         while True:
-            flat_valid = valid.reshape(batch_size, -1)
+            flat_valid = state.valid.reshape(batch_size, -1)
             best_log_probability, best = log_probabilities.masked_fill(~flat_valid, float("-inf")).max(dim=-1)
             best_probability = best_log_probability.exp()
             active = flat_valid.any(dim=-1)
-            if not first:
+            if step_edges is not None:
                 active = active & (best_probability >= tau)
-            if not bool(active.any()):
-                break
+                if not bool(active.any()):
+                    break
             head = best // num_nodes
             dependent = best % num_nodes
-            new_adjacency, reachability = add_edge(adjacency, reachability, head, dependent, active)
-            step_edges = step_edges | (new_adjacency & ~adjacency)
-            adjacency = new_adjacency
-            rows = batch_index[active]
-            position = num_added[active]
-            edges[rows, position] = torch.stack([head[active], dependent[active]], dim=-1)
-            edge_steps[rows, position] = step
-            edge_probabilities[rows, position] = best_probability[active]
+            added = state.add_edges(head, dependent, active)
+            step_edges = added if step_edges is None else step_edges | added
+            position = num_added.clamp(max=max(max_words - 1, 0))
+            edges[batch_index, position] = torch.where(
+                active.unsqueeze(-1), torch.stack([head, dependent], dim=-1), edges[batch_index, position]
+            )
+            edge_steps[batch_index, position] = torch.where(active, step, edge_steps[batch_index, position])
+            edge_probabilities[batch_index, position] = torch.where(
+                active, best_probability, edge_probabilities[batch_index, position]
+            )
             num_added = num_added + active.long()
-            first = False
             if tau is None:
                 break
-            valid = valid_mask(adjacency, reachability, node_mask, single_root)
         last_edges = step_edges
-        step += 1
+        if tau is not None and not bool(state.has_valid_edge().any()):
+            break
 
-    heads = adjacency.long().argmax(dim=1)
+    heads = state.heads()
     kept = None
     if keep_policies:
         kept = (
