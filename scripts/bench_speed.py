@@ -67,18 +67,72 @@ def parse_speed(model, instances, batch_size: int) -> float:
     return len(instances) / (time.perf_counter() - start)
 
 
-def cli_parse_speed(archive_path: str, conllu: str, sentences: int) -> Dict:
-    """`allennlp predict --batch-size 64` on a CoNLL-U file as a user runs it: model loading included."""
+def one_sentence_file(conllu: str) -> Path:
+    """The first sentence of `conllu` (comments included) as a file of its own."""
+    lines = []
+    for line in Path(conllu).read_text(encoding="utf-8").splitlines():
+        lines.append(line)
+        if not line.strip() and any(entry.strip() for entry in lines):
+            break
+    path = ROOT / "experiments" / "speed_one_sentence.conllu"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines).rstrip("\n") + "\n\n", encoding="utf-8")
+    return path
+
+
+def cli_parse_speed(archive_path: str, conllu: str, sentences: int, predictor_args: str = "{}") -> Dict:
+    """
+    `allennlp predict --batch-size 64` on a CoNLL-U file as a user runs it, and the same command on a
+    one-sentence file: the difference is the parsing time, the one-sentence command the start-up (Python,
+    imports, model loading). Every predicted sentence is checked to be a tree.
+    """
     out = ROOT / "experiments" / "speed_predict.conllu"
     out.parent.mkdir(parents=True, exist_ok=True)
-    command = [str(ROOT / ".venv" / "bin" / "allennlp"), "predict", archive_path, conllu,
-               "--include-package", "seqgraph_allennlp", "--predictor", "seqgraph_parser",
-               "--use-dataset-reader", "--predictor-args", '{"output_format": "conllu"}',
-               "--output-file", str(out), "--silent", "--batch-size", "64"]
-    start = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
-    seconds = time.perf_counter() - start
-    return {"command": shlex.join(command[1:]), "seconds": seconds, "sentences_per_second": sentences / seconds}
+    args = {"output_format": "conllu", **json.loads(predictor_args)}
+
+    def command(path) -> List[str]:
+        return [str(ROOT / ".venv" / "bin" / "allennlp"), "predict", archive_path, str(path),
+                "--include-package", "seqgraph_allennlp", "--predictor", "seqgraph_parser",
+                "--use-dataset-reader", "--predictor-args", json.dumps(args),
+                "--output-file", str(out), "--silent", "--batch-size", "64"]
+
+    def timed(path) -> float:
+        start = time.perf_counter()
+        subprocess.run(command(path), cwd=ROOT, check=True, capture_output=True)
+        return time.perf_counter() - start
+
+    startup = timed(one_sentence_file(conllu))
+    seconds = timed(conllu)
+    trees = count_trees(out)
+    return {"command": shlex.join(command(conllu)[1:]), "seconds": seconds, "startup_seconds": startup,
+            "sentences_per_second": sentences / seconds,
+            "sentences_per_second_without_startup": sentences / (seconds - startup),
+            "predicted_sentences": trees["sentences"], "predicted_trees": trees["trees"]}
+
+
+def count_trees(conllu: Path) -> Dict[str, int]:
+    """Sentences of a predicted CoNLL-U file, and how many are trees with one root word."""
+    sentences = trees = 0
+    for block in conllu.read_text(encoding="utf-8").split("\n\n"):
+        heads = {}
+        for line in block.splitlines():
+            columns = line.split("\t")
+            if len(columns) == 10 and columns[0].isdigit():
+                heads[int(columns[0])] = int(columns[6])
+        if not heads:
+            continue
+        sentences += 1
+        roots = [word for word, head in heads.items() if head == 0]
+        reached = {0}
+        changed = True
+        while changed:
+            changed = False
+            for word, head in heads.items():
+                if head in reached and word not in reached:
+                    reached.add(word)
+                    changed = True
+        trees += int(len(roots) == 1 and len(reached) == len(heads) + 1)
+    return {"sentences": sentences, "trees": trees}
 
 
 def train_speed(archive, instances, num_batches: int) -> Dict:
@@ -125,6 +179,8 @@ def main() -> None:
     parser.add_argument("--parse", required=True, help="CoNLL-U file to parse")
     parser.add_argument("--train", required=True, help="CoNLL-U file whose batches are timed in training")
     parser.add_argument("--train-batches", type=int, default=20)
+    parser.add_argument("--tau", type=float, default=None,
+                        help="multi-edge decoding threshold for the sequential models (default: one edge per step)")
     parser.add_argument("--weights", default="", help="which weights the archives hold (kept in the JSON)")
     parser.add_argument("--output", default=str(RESULTS), help="results JSON (docs/RESULTS.md is rewritten only for the default)")
     args = parser.parse_args()
@@ -136,20 +192,25 @@ def main() -> None:
         if name == "one_step":
             variants.append(("one_step_mst", '{"model.decoder": "mst"}'))
         for label, overrides in variants:
+            is_biaffine = load_archive(path).config["model"]["type"] != "seqgraph_parser"
+            if args.tau is not None and not is_biaffine and overrides is None:
+                overrides = json.dumps({"model.tau": args.tau})
             archive = load_archive(path, overrides=overrides or "")
             archive.model.eval()
-            is_biaffine = archive.config["model"]["type"] != "seqgraph_parser"
             instances = read_instances(archive, args.parse, gold=False)
             num_sentences = len(instances)
             row = {"model": label, "archive": path, "overrides": overrides,
-                   "decoder": "mst" if is_biaffine or overrides else "valid (greedy, one edge per step)"}
+                   "decoder": "mst" if is_biaffine or label == "one_step_mst" else (
+                       "valid (greedy, one edge per step)" if args.tau is None else f"valid (tau {args.tau})")}
             for batch_size in (1, 64):
                 row[f"parse_sentences_per_second_batch_{batch_size}"] = parse_speed(archive.model, instances, batch_size)
                 print(label, batch_size, f"{row[f'parse_sentences_per_second_batch_{batch_size}']:.1f} sentences/s", flush=True)
             if label == "recurrent":
-                row["allennlp_predict"] = cli_parse_speed(path, args.parse, num_sentences)
+                row["allennlp_predict"] = cli_parse_speed(
+                    path, args.parse, num_sentences, json.dumps({} if args.tau is None else {"tau": args.tau})
+                )
                 print(label, f"allennlp predict: {row['allennlp_predict']['sentences_per_second']:.1f} sentences/s", flush=True)
-            if overrides is None and args.train_batches > 0:
+            if label != "one_step_mst" and args.train_batches > 0:
                 row["train"] = train_speed(archive, read_instances(archive, args.train), args.train_batches)
                 print(label, f"{row['train']['seconds_per_batch']:.3f} s/batch", flush=True)
             rows.append(row)

@@ -14,6 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from seqgraph_allennlp.structs.tree import (
+    TreeState,
     add_edge,
     edge_log_probs,
     greedy_valid_decode,
@@ -382,6 +383,51 @@ def test_valid_mask_equals_brute_force(lengths, seed, single_root):
                 assert bool(valid[b, head, dependent]) == expected, (b, head, dependent, states[b])
         # never stuck: an incomplete partial tree always has a valid edge
         assert bool(valid[b].any()) == (len(states[b]) < length)
+
+
+@settings(max_examples=40, deadline=None)
+@given(lengths=st.lists(st.integers(1, 12), min_size=1, max_size=4), seed=seed_strategy, single_root=st.booleans())
+def test_tree_state_valid_mask_equals_brute_force_as_edges_are_added(lengths, seed, single_root):
+    # the incremental valid mask against the edge-by-edge reference on random valid edge sequences, some
+    # sentences sitting steps out
+    rng = generator(seed)
+    node_mask = make_node_mask(lengths)
+    batch_size, num_nodes = node_mask.shape
+    sequences = [py_random_valid_edges(rng, length, length, single_root) for length in lengths]
+    state = TreeState(node_mask, single_root)
+    added: List[Set[Tuple[int, int]]] = [set() for _ in lengths]
+    cursor = [0] * batch_size
+    while True:
+        valid = state.valid.tolist()
+        for b, length in enumerate(lengths):
+            for head in range(num_nodes):
+                for dependent in range(num_nodes):
+                    expected = head <= length and dependent <= length and py_edge_keeps_tree(
+                        added[b], head, dependent, length, single_root
+                    )
+                    assert valid[b][head][dependent] == expected, (b, head, dependent, added[b])
+        assert state.has_valid_edge().tolist() == [len(added[b]) < lengths[b] for b in range(batch_size)]
+        if not any(cursor[b] < len(sequences[b]) for b in range(batch_size)):
+            break
+        active = torch.tensor(
+            [cursor[b] < len(sequences[b]) and bool(torch.rand(1, generator=rng) < 0.7) for b in range(batch_size)]
+        )
+        head = torch.tensor([sequences[b][min(cursor[b], len(sequences[b]) - 1)][0] if sequences[b] else 0
+                             for b in range(batch_size)])
+        dependent = torch.tensor([sequences[b][min(cursor[b], len(sequences[b]) - 1)][1] if sequences[b] else 1
+                                  for b in range(batch_size)])
+        new_edges = state.add_edges(head, dependent, active)
+        for b in range(batch_size):
+            expected_new = set()
+            if active[b]:
+                expected_new = {sequences[b][cursor[b]]}
+                added[b] |= expected_new
+                cursor[b] += 1
+            assert {tuple(edge) for edge in new_edges[b].nonzero().tolist()} == expected_new
+    heads = state.heads().tolist()
+    for b, length in enumerate(lengths):
+        for h, d in added[b]:
+            assert heads[b][d] == h
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -132,15 +132,34 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         """
         `BiAffine(emb_h W_t, emb_d W_t)` for LSTM outputs `hidden` `(..., hidden_dim)`: `(..., V, V)`,
         `[head, dependent]`, for any number of leading dimensions (one step, or every step of a roll-in).
+
+        `self.attention` scores `[x, 1] U [y, 1]^T + b`. With `[emb W, 1] = [emb, 1] W~` for the block matrix
+        `W~ = [[W, 0], [0, 1]]`, the update is `[emb_h, 1] (W~ U W~^T) [emb_d, 1]^T + b`: the per-step
+        kernel `W~ U W~^T` is small, and the position embeddings, shared by every step, enter through
+        plain matrix products instead of being broadcast to each step (whose backward pass dominated
+        training).
         """
         leading = hidden.shape[:-1]
         num_nodes = head_positions.size(0)
-        # shape (n, d_emb, d_H)
+        # shape (n, d_emb + 1, d_H + 1): W~
         weight = self.weight_generator(hidden).view(-1, self._position_dim, self._weight_dim)
-        # shape (n, V, d_H)
-        head_representation = head_positions @ weight
-        dependent_representation = dependent_positions @ weight
-        return self.attention(head_representation, dependent_representation).view(*leading, num_nodes, num_nodes)
+        weight = torch.nn.functional.pad(weight, (0, 1, 0, 1))
+        corner = torch.zeros_like(weight)
+        corner[:, -1, -1] = 1.0
+        weight = weight + corner
+        num = weight.size(0)
+        # shape (n, d_emb + 1, d_emb + 1)
+        kernel = weight @ self.attention._weight_matrix @ weight.transpose(1, 2)
+        # shape (V, d_emb + 1): [emb, 1]
+        heads = torch.nn.functional.pad(head_positions, (0, 1), value=1.0)
+        dependents = torch.nn.functional.pad(dependent_positions, (0, 1), value=1.0)
+        width = heads.size(1)
+        # shape (n, d_emb + 1, V): kernel [emb_d, 1]^T
+        right = (kernel.reshape(num * width, width) @ dependents.t()).view(num, width, num_nodes)
+        # shape (n, V, V)
+        scores = (heads @ right.transpose(0, 1).reshape(width, num * num_nodes)).view(num_nodes, num, num_nodes)
+        scores = scores.transpose(0, 1) + self.attention._bias
+        return scores.reshape(*leading, num_nodes, num_nodes)
 
     def forward(
         self,

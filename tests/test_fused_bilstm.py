@@ -1,0 +1,111 @@
+import pytest
+import torch
+
+from seqgraph_allennlp.modules.bilinear import MatmulBilinear
+from seqgraph_allennlp.modules.fused_bilstm import FusedBiLstm, reverse_within_lengths
+from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
+
+
+def test_reverse_within_lengths_by_hand():
+    inputs = torch.tensor([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 0.0, 0.0]]).unsqueeze(-1)
+    reversed_ = reverse_within_lengths(inputs, torch.tensor([4, 2]))
+    assert reversed_.squeeze(-1).tolist() == [[4.0, 3.0, 2.0, 1.0], [6.0, 5.0, 0.0, 0.0]]
+    assert torch.equal(reverse_within_lengths(reversed_, torch.tensor([4, 2])), inputs)
+
+
+def reference_bilstm_layer(lstm_forward, lstm_backward, inputs):
+    """One sentence, no padding: the forward LSTM on the words, the backward one on the words reversed."""
+    forward, _ = lstm_forward(inputs.unsqueeze(0))
+    backward, _ = lstm_backward(inputs.flip(0).unsqueeze(0))
+    return torch.cat([forward[0], backward[0].flip(0)], dim=-1)
+
+
+@pytest.mark.parametrize("use_highway", [True, False])
+def test_sentence_alone_equals_sentence_in_a_padded_batch(use_highway):
+    torch.manual_seed(0)
+    encoder = FusedBiLstm(6, 5, num_layers=3, layer_dropout=0.5, recurrent_dropout=0.3, use_highway=use_highway)
+    encoder.eval()
+    lengths = [7, 1, 4, 7, 2]
+    inputs = torch.randn(len(lengths), 7, 6)
+    mask = torch.arange(7).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)
+    # padding holds garbage: it must not leak into any sentence
+    inputs = inputs.masked_fill(~mask.unsqueeze(-1), 1e3) * 1.0
+    batched = encoder(inputs, mask)
+    assert batched.shape == (5, 7, 10)
+    assert (batched[~mask] == 0).all()
+    for index, length in enumerate(lengths):
+        alone = encoder(inputs[index: index + 1, :length], mask[index: index + 1, :length])
+        torch.testing.assert_close(batched[index, :length], alone[0], rtol=0, atol=1e-5)
+
+
+def test_first_layer_without_highway_is_a_bidirectional_lstm():
+    torch.manual_seed(1)
+    encoder = FusedBiLstm(4, 3, num_layers=1, layer_dropout=0.0, use_highway=False)
+    words = torch.randn(5, 4)
+    expected = reference_bilstm_layer(encoder.forward_layers[0], encoder.backward_layers[0], words)
+    # a torch bidirectional LSTM with the same weights agrees on an unpadded sentence
+    reference = torch.nn.LSTM(4, 3, bidirectional=True, batch_first=True)
+    with torch.no_grad():
+        for name in ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"):
+            getattr(reference, name).copy_(getattr(encoder.forward_layers[0], name))
+            getattr(reference, name + "_reverse").copy_(getattr(encoder.backward_layers[0], name))
+    torch_output, _ = reference(words.unsqueeze(0))
+    output = encoder(words.unsqueeze(0), torch.ones(1, 5, dtype=torch.bool))[0]
+    torch.testing.assert_close(output, expected)
+    torch.testing.assert_close(output, torch_output[0])
+
+
+def test_dropout_is_shared_over_time_and_only_in_training():
+    torch.manual_seed(2)
+    encoder = FusedBiLstm(4, 3, num_layers=2, layer_dropout=0.5, use_highway=False)
+    inputs = torch.randn(2, 6, 4)
+    mask = torch.ones(2, 6, dtype=torch.bool)
+    encoder.eval()
+    assert torch.equal(encoder(inputs, mask), encoder(inputs, mask))
+    encoder.train()
+    assert not torch.equal(encoder(inputs, mask), encoder(inputs, mask))
+    # the same input feature is dropped at every time step of a sentence: a constant input whose dropped
+    # features are zero on the first layer gives the first LSTM a constant input sequence
+    from seqgraph_allennlp.modules.fused_bilstm import variational_mask
+
+    keep = variational_mask(3, 8, 0.5, inputs)
+    assert keep.shape == (3, 1, 8)
+    assert set(keep.unique().tolist()) <= {0.0, 2.0}
+
+
+def test_initialisation_opens_the_forget_gate():
+    encoder = FusedBiLstm(4, 3, num_layers=2)
+    for lstm in list(encoder.forward_layers) + list(encoder.backward_layers):
+        assert lstm.bias_ih_l0[3:6].tolist() == [1.0, 1.0, 1.0]
+        assert lstm.bias_ih_l0[:3].abs().sum() == 0
+        # block-orthogonal recurrent weights: each gate's 3 x 3 block is orthogonal
+        for gate in range(4):
+            block = lstm.weight_hh_l0[3 * gate: 3 * gate + 3]
+            torch.testing.assert_close(block @ block.t(), torch.eye(3), rtol=0, atol=1e-5)
+
+
+def test_matmul_bilinear_equals_torch_bilinear():
+    torch.manual_seed(3)
+    reference = torch.nn.Bilinear(7, 5, 3)
+    fast = MatmulBilinear(7, 5, 3)
+    fast.load_state_dict(reference.state_dict())
+    left, right = torch.randn(2, 4, 7, requires_grad=True), torch.randn(2, 4, 5)
+    torch.testing.assert_close(fast(left, right), reference(left, right))
+    (gradient,) = torch.autograd.grad(fast(left, right).sum(), left)
+    (expected,) = torch.autograd.grad(reference(left, right).sum(), left)
+    torch.testing.assert_close(gradient, expected)
+
+
+def test_score_update_equals_the_biaffine_of_generated_representations():
+    torch.manual_seed(4)
+    module = RecurrentWeight(encoder_dim=6, hidden_dim=8, edge_dim=4, position_dim=5, weight_dim=3)
+    with torch.no_grad():
+        module.attention._weight_matrix.normal_()
+        module.attention._bias.fill_(0.25)
+    hidden = torch.randn(3, 2, 8)
+    head_positions, dependent_positions = module.node_positions(6, torch.device("cpu"))
+    weight = module.weight_generator(hidden).view(-1, 5, 3)
+    # Section 2.2 literally: H_head = emb_h W_t, H_dep = emb_d W_t, BiAffine(H_head, H_dep)
+    expected = module.attention(head_positions @ weight, dependent_positions @ weight).view(3, 2, 6, 6)
+    torch.testing.assert_close(module.score_update(hidden, head_positions, dependent_positions), expected,
+                               rtol=1e-5, atol=1e-5)
