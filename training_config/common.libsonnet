@@ -79,7 +79,7 @@
   // policy over the valid edges of each state, 'all' is the paper's equation 5 over all V x V edges;
   // head_selection_weight > 0 adds Dozat & Manning's per-word head cross-entropy on S_0 to the KL loss
   // (beyond the paper). The seqgraph_run_length callback gives annealed coaching the run's length.
-  seqgraph(recurrent=true, oracle=null, roll_in=null, decoder='valid', policy_support='valid', head_selection_weight=0.0):: {
+  seqgraph(recurrent=true, oracle=null, roll_in=null, decoder='valid', policy_support='valid', head_selection_weight=0.0, tau=null):: {
     dataset_reader: $.dataset_reader,
     train_data_path: $.train_data_path,
     validation_data_path: $.validation_data_path,
@@ -99,8 +99,8 @@
       recurrent: recurrent,
       decoder: decoder,
       // multi-edge decoding threshold (Appendix A); null adds one edge per step. Set it at evaluate or
-      // predict time without retraining: -o '{"model.tau": 0.05}'
-      tau: null,
+      // predict time without retraining: -o '{"model.tau": 0.05}' (or null for one edge per step)
+      tau: tau,
       policy_support: policy_support,
       head_selection_weight: head_selection_weight,
       // Sizes of the recurrent weight model (Section 2.2); the paper does not give them.

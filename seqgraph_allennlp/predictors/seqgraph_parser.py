@@ -33,6 +33,32 @@ def without_gold(instance: Instance) -> Instance:
     return Instance({name: field for name, field in instance.fields.items() if name not in GOLD_FIELDS})
 
 
+def length_buckets(lengths: List[int], min_size: int = 16, max_padding: float = 0.25) -> List[List[int]]:
+    """
+    The positions of `lengths` sorted by length and cut into buckets to be batched together: a bucket is
+    closed when the next (longer) sentence would pad it by more than `max_padding` of its words, once it
+    has `min_size` sentences (fewer, larger batches keep the per-step work of the decoder batched).
+
+    A batch is padded to its longest sentence, and the encoder and every decoding step pay for the padding:
+    in file order a batch of 64 EWT sentences (12 words on average) pads to ~60 words.
+    """
+    order = sorted(range(len(lengths)), key=lambda position: lengths[position])
+    buckets: List[List[int]] = []
+    current: List[int] = []
+    words = 0
+    for position in order:
+        length = lengths[position]
+        padded = (len(current) + 1) * length
+        if len(current) >= min_size and padded > (1.0 + max_padding) * (words + length):
+            buckets.append(current)
+            current, words = [], 0
+        current.append(position)
+        words += length
+    if current:
+        buckets.append(current)
+    return buckets
+
+
 class InputError(ValueError):
     """
     A record that cannot be parsed. The message is one line, e.g.
@@ -280,7 +306,11 @@ class SeqGraphParserPredictor(Predictor):
             instance = without_gold(instance)
             self._dataset_reader.apply_token_indexers(instance)
             inputs.append(instance)
-        outputs = self._model.forward_on_instances(inputs)
+        # the same trees as one batch (a sentence's parse does not depend on its batch), with less padding
+        outputs: List[Dict[str, Any]] = [{}] * len(inputs)
+        for bucket in length_buckets([len(instance["words"]) for instance in inputs]):  # type: ignore[arg-type]
+            for position, output in zip(bucket, self._model.forward_on_instances([inputs[i] for i in bucket])):
+                outputs[position] = output
         results = []
         for instance, output in zip(instances, outputs):
             result = {key: sanitize(output[key]) for key in OUTPUT_KEYS if key in output}

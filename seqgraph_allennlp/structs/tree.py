@@ -12,7 +12,7 @@ Conventions used throughout the package:
 AllenNLP has no sequential, constraint-masked decoder (only `decode_mst` and greedy per-word argmax), so the
 valid decoder lives here; MST decoding reuses `allennlp.nn.chu_liu_edmonds.decode_mst`.
 """
-from typing import Callable, NamedTuple, Optional, Tuple
+from typing import Callable, List, NamedTuple, Optional, Tuple
 
 import numpy
 import torch
@@ -304,15 +304,12 @@ def greedy_valid_decode(
     """
     batch_size, num_nodes = node_mask.shape
     device = node_mask.device
-    batch_index = torch.arange(batch_size, device=device)
     num_words = node_mask.sum(dim=-1) - 1
     max_words = max(int(num_words.max().item()), 0) if batch_size else 0
 
     state = TreeState(node_mask, single_root)
-    edges = torch.full((batch_size, max_words, 2), -1, dtype=torch.long, device=device)
-    edge_steps = torch.full((batch_size, max_words), -1, dtype=torch.long, device=device)
-    edge_probabilities = torch.zeros(batch_size, max_words, device=device)
-    num_added = torch.zeros(batch_size, dtype=torch.long, device=device)
+    # one entry per edge-adding round: the edge each sentence took (if active), its probability and step
+    rounds: List[Tuple[torch.LongTensor, torch.Tensor, torch.BoolTensor, int]] = []
 
     last_edges: Optional[torch.BoolTensor] = None
     policies = []
@@ -335,24 +332,32 @@ def greedy_valid_decode(
                 active = active & (best_probability >= tau)
                 if not bool(active.any()):
                     break
-            head = best // num_nodes
-            dependent = best % num_nodes
-            added = state.add_edges(head, dependent, active)
+            added = state.add_edges(best // num_nodes, best % num_nodes, active)
             step_edges = added if step_edges is None else step_edges | added
-            position = num_added.clamp(max=max(max_words - 1, 0))
-            edges[batch_index, position] = torch.where(
-                active.unsqueeze(-1), torch.stack([head, dependent], dim=-1), edges[batch_index, position]
-            )
-            edge_steps[batch_index, position] = torch.where(active, step, edge_steps[batch_index, position])
-            edge_probabilities[batch_index, position] = torch.where(
-                active, best_probability, edge_probabilities[batch_index, position]
-            )
-            num_added = num_added + active.long()
+            rounds.append((best, best_probability, active, step))
             if tau is None:
                 break
         last_edges = step_edges
         if tau is not None and not bool(state.has_valid_edge().any()):
             break
+
+    # the edges in the order they were added: each sentence's active rounds, packed to the front
+    edges = torch.full((batch_size, max_words, 2), -1, dtype=torch.long, device=device)
+    edge_steps = torch.full((batch_size, max_words), -1, dtype=torch.long, device=device)
+    edge_probabilities = torch.zeros(batch_size, max_words, device=device)
+    if rounds:
+        # shape (batch_size, num_rounds)
+        best = torch.stack([entry[0] for entry in rounds], dim=1)
+        probabilities = torch.stack([entry[1] for entry in rounds], dim=1)
+        active = torch.stack([entry[2] for entry in rounds], dim=1)
+        steps = torch.tensor([entry[3] for entry in rounds], device=device).expand_as(best)
+        rows, columns = active.nonzero(as_tuple=True)
+        positions = (active.long().cumsum(dim=1) - 1)[rows, columns]
+        edges[rows, positions] = torch.stack(
+            [best[rows, columns] // num_nodes, best[rows, columns] % num_nodes], dim=-1
+        )
+        edge_steps[rows, positions] = steps[rows, columns]
+        edge_probabilities[rows, positions] = probabilities[rows, columns]
 
     heads = state.heads()
     kept = None
