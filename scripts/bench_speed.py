@@ -38,7 +38,7 @@ from allennlp.models.archival import load_archive  # noqa: E402
 from allennlp.training.optimizers import Optimizer  # noqa: E402
 
 from run_experiments import git_commit, machine, write_report  # noqa: E402
-from seqgraph_allennlp.predictors.seqgraph_parser import without_gold  # noqa: E402
+from seqgraph_allennlp.predictors.seqgraph_parser import length_buckets, without_gold  # noqa: E402
 
 RESULTS = ROOT / "results" / "speed.json"
 
@@ -57,13 +57,18 @@ def read_instances(archive, path: str, gold: bool = True) -> List:
 
 def parse_speed(model, instances, batch_size: int) -> float:
     """
-    Sentences per second of `Model.forward_on_instances` (what a predictor calls: batching, the forward
-    pass under no_grad, the human-readable output) in file order.
+    Sentences per second of `Model.forward_on_instances` (the forward pass under no_grad and the
+    human-readable output) in file order, each batch of `batch_size` sentences cut into length buckets as
+    the `seqgraph_parser` predictor does (the same buckets for every model).
     """
-    model.forward_on_instances(instances[:64])  # warm-up
+    def run(batch):
+        for bucket in length_buckets([len(instance["words"]) for instance in batch]):
+            model.forward_on_instances([batch[i] for i in bucket])
+
+    run(instances[:64])  # warm-up
     start = time.perf_counter()
     for begin in range(0, len(instances), batch_size):
-        model.forward_on_instances(instances[begin: begin + batch_size])
+        run(instances[begin: begin + batch_size])
     return len(instances) / (time.perf_counter() - start)
 
 

@@ -407,7 +407,7 @@ def speed_table(speed: Dict) -> List[str]:
         "## Speed",
         "",
         f"From `results/speed.json`: parsing `{speed['parse_file']}` ({speed['parse_sentences']} sentences) in file "
-        f"order after a warm-up, and training batches of `{speed['train_file']}`, in one process with "
+        f"order after a warm-up (batches cut into length buckets as the predictor does), and training batches of `{speed['train_file']}`, in one process with "
         f"{speed['torch_threads']} torch thread(s) on {speed['machine']['cpu_cores']} CPU cores "
         f"({speed['machine']['cpu']}), {speed['date'][:10]}, commit {speed['git_commit'][:10]}. "
         f"Weights: {speed['weights'] or 'see the JSON'}.",
@@ -431,8 +431,14 @@ def speed_table(speed: Dict) -> List[str]:
     for row in speed["rows"]:
         if "allennlp_predict" in row:
             cli = row["allennlp_predict"]
-            lines += ["", f"`allennlp {cli['command']}`: {cli['seconds']:.1f} s, "
-                      f"{cli['sentences_per_second']:.1f} sentences/s with model loading."]
+            line = (f"`allennlp {cli['command']}`: {cli['seconds']:.1f} s, "
+                    f"{cli['sentences_per_second']:.1f} sentences/s with model loading")
+            if "startup_seconds" in cli:
+                line += (f"; the same command on a one-sentence file takes {cli['startup_seconds']:.1f} s (start-up and "
+                         f"model loading), so parsing runs at {cli['sentences_per_second_without_startup']:.1f} "
+                         f"sentences/s; {cli['predicted_trees']} of {cli['predicted_sentences']} predicted "
+                         "sentences are trees with one root word")
+            lines += ["", line + "."]
     lines += ["", "Made with:", "", f"    .venv/bin/python {speed['command']}", ""]
     return lines
 

@@ -103,9 +103,10 @@ def test_score_update_equals_the_biaffine_of_generated_representations():
         module.attention._weight_matrix.normal_()
         module.attention._bias.fill_(0.25)
     hidden = torch.randn(3, 2, 8)
-    head_positions, dependent_positions = module.node_positions(6, torch.device("cpu"))
+    positions = torch.arange(6)
+    head_positions, dependent_positions = module.head_positions(positions), module.dependent_positions(positions)
     weight = module.weight_generator(hidden).view(-1, 5, 3)
-    # Section 2.2 literally: H_head = emb_h W_t, H_dep = emb_d W_t, BiAffine(H_head, H_dep)
+    # Section 2.2 literally: W_t from the LSTM output, H_head = emb_h W_t, H_dep = emb_d W_t, BiAffine
     expected = module.attention(head_positions @ weight, dependent_positions @ weight).view(3, 2, 6, 6)
-    torch.testing.assert_close(module.score_update(hidden, head_positions, dependent_positions), expected,
-                               rtol=1e-5, atol=1e-5)
+    maps = module.position_maps(6, torch.device("cpu"))
+    torch.testing.assert_close(module.score_update(hidden, *maps), expected, rtol=1e-5, atol=1e-5)

@@ -401,7 +401,7 @@ class SeqGraphParser(Model):
         state = recurrent_weight.initial_state(final_state)
         scores = initial_scores
         projected = recurrent_weight.project_nodes(encoded)
-        positions = recurrent_weight.node_positions(encoded.size(1), encoded.device)
+        positions = recurrent_weight.position_maps(encoded.size(1), encoded.device)
 
         def step(last_edges: Optional[torch.BoolTensor]) -> torch.Tensor:
             nonlocal state, scores

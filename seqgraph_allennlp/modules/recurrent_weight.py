@@ -6,6 +6,8 @@ from allennlp.modules.matrix_attention import BilinearMatrixAttention
 
 # (h, c) of the LSTM cell
 RecurrentState = Tuple[torch.Tensor, torch.Tensor]
+# `emb(0..N) W_t` as a linear map of h_t: (hidden_dim, V * d_H) and (V, d_H)
+PositionMap = Tuple[torch.Tensor, torch.Tensor]
 
 
 class RecurrentWeight(torch.nn.Module, FromParams):
@@ -119,46 +121,48 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         embedding = torch.cat([edge_part, head_part, dependent_part], dim=-1) / num_edges.clamp(min=1.0)
         return torch.where(num_edges > 0, embedding, start)
 
-    def node_positions(self, num_nodes: int, device: torch.device) -> Tuple[torch.Tensor, torch.Tensor]:
+    def position_maps(self, num_nodes: int, device: torch.device) -> Tuple[PositionMap, PositionMap]:
         """
-        `emb_h(0..N)` and `emb_d(0..N)`, each `(V, d_emb)`.
+        `emb_h(0..N) W_t` and `emb_d(0..N) W_t` as linear maps of the LSTM output `h_t`, for `V` nodes: each a
+        pair `(G, c)` with `G` `(hidden_dim, V * d_H)` and `c` `(V, d_H)`, so that `emb(0..N) W_t` is
+        `(h_t G).view(V, d_H) + c` (see `score_update`). The same for every sentence and step of a batch.
         """
         positions = torch.arange(num_nodes, device=device)
-        return self.head_positions(positions), self.dependent_positions(positions)
+        # the generator's weight and bias, (d_emb, d_H, hidden_dim) and (d_emb, d_H)
+        weight = self.weight_generator.weight.view(self._position_dim, self._weight_dim, -1)
+        bias = self.weight_generator.bias.view(self._position_dim, self._weight_dim)
+        maps = []
+        for embedding in (self.head_positions, self.dependent_positions):
+            # shape (V, d_emb)
+            emb = embedding(positions)
+            linear = torch.einsum("vi,ijk->kvj", emb, weight).reshape(weight.size(-1), -1)
+            maps.append((linear, emb @ bias))
+        return maps[0], maps[1]
 
     def score_update(
-        self, hidden: torch.Tensor, head_positions: torch.Tensor, dependent_positions: torch.Tensor
+        self,
+        hidden: torch.Tensor,
+        head_positions: PositionMap,
+        dependent_positions: PositionMap,
     ) -> torch.Tensor:
         """
         `BiAffine(emb_h W_t, emb_d W_t)` for LSTM outputs `hidden` `(..., hidden_dim)`: `(..., V, V)`,
         `[head, dependent]`, for any number of leading dimensions (one step, or every step of a roll-in).
+        `head_positions` and `dependent_positions` come from `position_maps`.
 
-        `self.attention` scores `[x, 1] U [y, 1]^T + b`. With `[emb W, 1] = [emb, 1] W~` for the block matrix
-        `W~ = [[W, 0], [0, 1]]`, the update is `[emb_h, 1] (W~ U W~^T) [emb_d, 1]^T + b`: the per-step
-        kernel `W~ U W~^T` is small, and the position embeddings, shared by every step, enter through
-        plain matrix products instead of being broadcast to each step (whose backward pass dominated
-        training).
+        `W_t = generator(h_t)` is linear in `h_t`, so `emb W_t` is `h_t` times the product of the position
+        embeddings with the generator's weight, computed once per batch (`position_maps`): the `d_emb x d_H`
+        matrix `W_t` itself is never built, which is the largest product of a step (the same value,
+        fewer operations and far less memory traffic).
         """
         leading = hidden.shape[:-1]
-        num_nodes = head_positions.size(0)
-        # shape (n, d_emb + 1, d_H + 1): W~
-        weight = self.weight_generator(hidden).view(-1, self._position_dim, self._weight_dim)
-        weight = torch.nn.functional.pad(weight, (0, 1, 0, 1))
-        corner = torch.zeros_like(weight)
-        corner[:, -1, -1] = 1.0
-        weight = weight + corner
-        num = weight.size(0)
-        # shape (n, d_emb + 1, d_emb + 1)
-        kernel = weight @ self.attention._weight_matrix @ weight.transpose(1, 2)
-        # shape (V, d_emb + 1): [emb, 1]
-        heads = torch.nn.functional.pad(head_positions, (0, 1), value=1.0)
-        dependents = torch.nn.functional.pad(dependent_positions, (0, 1), value=1.0)
-        width = heads.size(1)
-        # shape (n, d_emb + 1, V): kernel [emb_d, 1]^T
-        right = (kernel.reshape(num * width, width) @ dependents.t()).view(num, width, num_nodes)
-        # shape (n, V, V)
-        scores = (heads @ right.transpose(0, 1).reshape(width, num * num_nodes)).view(num_nodes, num, num_nodes)
-        scores = scores.transpose(0, 1) + self.attention._bias
+        flat = hidden.reshape(-1, hidden.size(-1))
+        representations = []
+        for linear, bias in (head_positions, dependent_positions):
+            num_nodes = bias.size(0)
+            # shape (n, V, d_H): emb W_t
+            representations.append((flat @ linear).view(-1, num_nodes, self._weight_dim) + bias)
+        scores = self.attention(*representations)
         return scores.reshape(*leading, num_nodes, num_nodes)
 
     def forward(
@@ -167,17 +171,17 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         encoded: torch.Tensor,
         last_edges: Optional[torch.BoolTensor],
         projected: Optional[torch.Tensor] = None,
-        positions: Optional[Tuple[torch.Tensor, torch.Tensor]] = None,
+        positions: Optional[Tuple[PositionMap, PositionMap]] = None,
     ) -> Tuple[torch.Tensor, RecurrentState]:
         """
         One step: returns the score update `S_t - S_{t-1}`, `(batch_size, V, V)` `[head, dependent]`, and
-        the new state. `projected` is `project_nodes(encoded)` and `positions` is `node_positions(V)`,
+        the new state. `projected` is `project_nodes(encoded)` and `positions` is `position_maps(V)`,
         computed once per sentence by the caller.
         """
         num_nodes = encoded.size(1)
         hidden, cell = self.cell(self.embed_edges(encoded, last_edges, projected), state)
         if positions is None:
-            positions = self.node_positions(num_nodes, encoded.device)
+            positions = self.position_maps(num_nodes, encoded.device)
         return self.score_update(hidden, *positions), (hidden, cell)
 
     def unroll(
@@ -206,7 +210,8 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         `(batch_size, T, V, V)`: `S_t - S_{t-1}` for `t = 1 .. T`.
         """
         batch_size, num_nodes, _ = projected.shape
-        head_positions, dependent_positions = self.node_positions(num_nodes, projected.device)
+        positions = torch.arange(num_nodes, device=projected.device)
+        head_positions, dependent_positions = self.head_positions(positions), self.dependent_positions(positions)
         batch_index = torch.arange(batch_size, device=projected.device).unsqueeze(1)
         # shape (batch_size, T - 1, d_e + 2 d_emb): f_emb of each step's edge
         edge_inputs = torch.cat(
@@ -226,4 +231,4 @@ class RecurrentWeight(torch.nn.Module, FromParams):
             state = self.cell(inputs[:, step], state)
             hidden.append(state[0])
         # shape (batch_size, T, V, V)
-        return self.score_update(torch.stack(hidden, dim=1), head_positions, dependent_positions)
+        return self.score_update(torch.stack(hidden, dim=1), *self.position_maps(num_nodes, projected.device))
