@@ -71,7 +71,15 @@ def test_one_panel_per_word_and_a_tree(archive, tmp_path):
     from seqgraph_allennlp.plot import plot_steps
 
     words = SENTENCE.split()
-    figure = plot_steps(archive.model, archive.dataset_reader, words, str(tmp_path / "steps.png"))
+    # with tau (0.05 in the recommended config) a step may add several edges: a panel per step
+    steps_with_tau = len(_step_axes(plot_steps(archive.model, archive.dataset_reader, words, str(tmp_path / "tau.png"))))
+    assert 1 <= steps_with_tau <= len(words)
+    # one edge per step: a panel per word
+    tau, archive.model.tau = archive.model.tau, None
+    try:
+        figure = plot_steps(archive.model, archive.dataset_reader, words, str(tmp_path / "steps.png"))
+    finally:
+        archive.model.tau = tau
     panels = _step_axes(figure)
     assert len(panels) == len(words)
     assert [axes.get_label() for axes in figure.axes].count("tree") == 1

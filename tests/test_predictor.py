@@ -341,7 +341,9 @@ def test_multi_edge_decoding_without_retraining(trained_model_archive, archive):
         Predictor.from_archive(load_archive(trained_model_archive), "seqgraph_parser", extra_args={"tau": 1.5})
     # ... or a dotted override of the archived config (`allennlp evaluate/predict -o '{"model.tau": 0.05}'`)
     assert load_archive(trained_model_archive, overrides='{"model.tau": 0.05}').model.tau == 0.05
-    assert load_archive(trained_model_archive).model.tau is None
+    # the archive keeps its config's tau (0.05 for the recommended config); null gives one edge per step
+    assert load_archive(trained_model_archive).model.tau == 0.05
+    assert load_archive(trained_model_archive, overrides='{"model.tau": null}').model.tau is None
 
 
 def test_biaffine_baseline_predicts_conllu_without_warnings(caplog):
