@@ -110,3 +110,30 @@ def test_score_update_equals_the_biaffine_of_generated_representations():
     expected = module.attention(head_positions @ weight, dependent_positions @ weight).view(3, 2, 6, 6)
     maps = module.position_maps(6, torch.device("cpu"))
     torch.testing.assert_close(module.score_update(hidden, *maps), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("encoder,expected", [("fused", "fused_bilstm"), ("stacked", "stacked_bidirectional_lstm")])
+@pytest.mark.parametrize("config", ["coach_valid", "biaffine_mst", "one_step"])
+def test_shipped_configs_pick_their_encoder_from_the_environment(config, encoder, expected, monkeypatch):
+    from pathlib import Path
+
+    from allennlp.common import Params
+
+    import seqgraph_allennlp  # noqa: F401  (sets the default environment)
+
+    monkeypatch.setenv("ENCODER", encoder)
+    path = Path(__file__).resolve().parents[1] / "training_config" / f"{config}.jsonnet"
+    params = Params.from_file(str(path))
+    assert params["model"]["encoder"]["type"] == expected
+    assert params["model"]["encoder"]["hidden_size"] == 400
+
+
+def test_unknown_encoder_is_a_clear_configuration_error(monkeypatch):
+    from pathlib import Path
+
+    from allennlp.common import Params
+
+    monkeypatch.setenv("ENCODER", "gru")
+    path = Path(__file__).resolve().parents[1] / "training_config" / "coach_valid.jsonnet"
+    with pytest.raises(Exception, match='ENCODER must be "fused" or "stacked", got "gru"'):
+        Params.from_file(str(path))

@@ -32,6 +32,8 @@ DEFAULT_ENVIRONMENT = {
     "TRAIN_DATA_PATH": "data/UD_English-EWT/en_ewt-ud-train.conllu",
     "VALIDATION_DATA_PATH": "data/UD_English-EWT/en_ewt-ud-dev.conllu",
     "TEST_DATA_PATH": "data/UD_English-EWT/en_ewt-ud-test.conllu",
+    # training_config/common.libsonnet: the BiLSTM encoder, "fused" (fused_bilstm) or "stacked" (AllenNLP's)
+    "ENCODER": "fused",
     # training_config/oracle_rollin.jsonnet: one row of the paper's Table 3
     "ORACLE": "coaching",
     "ROLL_IN": "valid_policy",
