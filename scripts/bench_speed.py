@@ -38,6 +38,7 @@ from allennlp.models.archival import load_archive  # noqa: E402
 from allennlp.training.optimizers import Optimizer  # noqa: E402
 
 from run_experiments import git_commit, machine, write_report  # noqa: E402
+from seqgraph_allennlp.common.conllu import find_tree_problem, read_sentences  # noqa: E402
 from seqgraph_allennlp.predictors.seqgraph_parser import length_buckets, without_gold  # noqa: E402
 
 RESULTS = ROOT / "results" / "speed.json"
@@ -119,27 +120,9 @@ def cli_parse_speed(archive_path: str, conllu: str, sentences: int, predictor_ar
 
 def count_trees(conllu: Path) -> Dict[str, int]:
     """Sentences of a predicted CoNLL-U file, and how many are trees with one root word."""
-    sentences = trees = 0
-    for block in conllu.read_text(encoding="utf-8").split("\n\n"):
-        heads = {}
-        for line in block.splitlines():
-            columns = line.split("\t")
-            if len(columns) == 10 and columns[0].isdigit():
-                heads[int(columns[0])] = int(columns[6])
-        if not heads:
-            continue
-        sentences += 1
-        roots = [word for word, head in heads.items() if head == 0]
-        reached = {0}
-        changed = True
-        while changed:
-            changed = False
-            for word, head in heads.items():
-                if head in reached and word not in reached:
-                    reached.add(word)
-                    changed = True
-        trees += int(len(roots) == 1 and len(reached) == len(heads) + 1)
-    return {"sentences": sentences, "trees": trees}
+    sentences = list(read_sentences(str(conllu)))
+    trees = sum(int(sentence.has_heads and find_tree_problem(sentence.heads) is None) for sentence in sentences)
+    return {"sentences": len(sentences), "trees": trees}
 
 
 def train_speed(archive, instances, num_batches: int) -> Dict:

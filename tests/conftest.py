@@ -25,6 +25,20 @@ def _run_from_repository_root(monkeypatch):
     yield
 
 
+@pytest.fixture(scope="module")
+def batch_and_vocab():
+    """The fixture treebank as one batch of tensors, and its vocabulary."""
+    from allennlp.data import Batch, Vocabulary
+
+    from seqgraph_allennlp.dataset_readers import SeqGraphUDReader
+
+    instances = list(SeqGraphUDReader().read(str(FIXTURES / "conllu" / "en_small.conllu")))
+    vocab = Vocabulary.from_instances(instances, non_padded_namespaces=["*labels", "head_index_tags"])
+    batch = Batch(instances)
+    batch.index_instances(vocab)
+    return batch.as_tensor_dict(), vocab
+
+
 # A tiny trained parser, shared by tests/test_predictor.py and tests/test_evaluate.py: the fixture twin of
 # training_config/coach_valid.jsonnet for one epoch (a few seconds), with position embeddings for 256 words
 # so that long sentences can be parsed.

@@ -10,27 +10,15 @@ from pathlib import Path
 import pytest
 import torch
 from allennlp.common import Params
-from allennlp.data import Batch, Vocabulary
+from allennlp.data import Vocabulary
 from allennlp.models import Model
 
 import seqgraph_allennlp  # noqa: F401
-from seqgraph_allennlp.dataset_readers import SeqGraphUDReader
 from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
 from seqgraph_allennlp.structs.tree import edge_log_probs, greedy_valid_decode, valid_mask
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "fixtures" / "conllu" / "en_small.conllu"
 SHIPPED = ROOT / "training_config"
-
-
-@pytest.fixture(scope="module")
-def batch_and_vocab():
-    reader = SeqGraphUDReader()
-    instances = list(reader.read(str(DATA)))
-    vocab = Vocabulary.from_instances(instances, non_padded_namespaces=["*labels", "head_index_tags"])
-    batch = Batch(instances)
-    batch.index_instances(vocab)
-    return batch.as_tensor_dict(), vocab
 
 
 def shipped_model(name: str, vocab: Vocabulary, seed: int) -> Model:

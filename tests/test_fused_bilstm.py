@@ -64,13 +64,12 @@ def test_dropout_is_shared_over_time_and_only_in_training():
     assert torch.equal(encoder(inputs, mask), encoder(inputs, mask))
     encoder.train()
     assert not torch.equal(encoder(inputs, mask), encoder(inputs, mask))
-    # the same input feature is dropped at every time step of a sentence: a constant input whose dropped
-    # features are zero on the first layer gives the first LSTM a constant input sequence
-    from seqgraph_allennlp.modules.fused_bilstm import variational_mask
-
-    keep = variational_mask(3, 8, 0.5, inputs)
-    assert keep.shape == (3, 1, 8)
+    # the same input feature of a sentence is dropped at every time step, the rest scaled by 1 / (1 - p)
+    ones = torch.ones(3, 6, 8)
+    keep = encoder._layer_dropout(ones)
+    assert keep.shape == (3, 6, 8)
     assert set(keep.unique().tolist()) <= {0.0, 2.0}
+    assert torch.equal(keep, keep[:, :1].expand_as(keep))
 
 
 def test_initialisation_opens_the_forget_gate():

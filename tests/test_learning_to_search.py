@@ -7,18 +7,15 @@ from pathlib import Path
 import pytest
 import torch
 from allennlp.common import Params
-from allennlp.data import Batch, Vocabulary
 from allennlp.models import Model
 
 import seqgraph_allennlp  # noqa: F401
-from seqgraph_allennlp.dataset_readers import SeqGraphUDReader
 from seqgraph_allennlp.models.seqgraph_parser import kl_divergence
 from seqgraph_allennlp.oracles import free_edges
 from seqgraph_allennlp.structs.tree import add_edge, edge_log_probs, heads_to_adjacency, valid_mask
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "fixtures" / "configs"
-DATA = ROOT / "fixtures" / "conllu" / "en_small.conllu"
 
 
 def sequential_loss(model, initial_scores, encoded, final_state, node_mask, gold_heads):
@@ -52,21 +49,11 @@ def sequential_loss(model, initial_scores, encoded, final_state, node_mask, gold
     return total / max(count, 1)
 
 
-@pytest.fixture(scope="module")
-def tensors_and_vocab():
-    reader = SeqGraphUDReader()
-    instances = list(reader.read(str(DATA)))
-    vocab = Vocabulary.from_instances(instances, non_padded_namespaces=["*labels", "head_index_tags"])
-    batch = Batch(instances)
-    batch.index_instances(vocab)
-    return batch.as_tensor_dict(), vocab
-
-
 @pytest.mark.parametrize(
     "name", ["coach_valid", "coach_valid_paper", "uniform", "linearized", "annealed", "one_step"]
 )
-def test_batched_loss_equals_the_sequential_algorithm(name, tensors_and_vocab):
-    tensors, vocab = tensors_and_vocab
+def test_batched_loss_equals_the_sequential_algorithm(name, batch_and_vocab):
+    tensors, vocab = batch_and_vocab
     torch.manual_seed(0)
     model = Model.from_params(vocab=vocab, params=Params.from_file(str(CONFIGS / f"{name}.jsonnet"))["model"])
     # eval mode: no dropout, and the roll-in's coins come from the same fixed seed in both versions

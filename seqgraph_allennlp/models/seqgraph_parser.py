@@ -428,7 +428,7 @@ class SeqGraphParser(Model):
         (`_roll_in`); the scores of all its states are then computed again in one batched pass with
         gradients (`RecurrentWeight.unroll`), and the oracle and the KL of all states at once.
         """
-        batch_size, num_nodes = node_mask.shape
+        num_nodes = node_mask.size(1)
         gold_adjacency = heads_to_adjacency(gold_heads, node_mask)
         if self.recurrent_weight is None:
             valid = TreeState(node_mask, self.single_root).valid.unsqueeze(1)

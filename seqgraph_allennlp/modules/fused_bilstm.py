@@ -1,6 +1,7 @@
-from typing import Dict, List, Optional
+from typing import Dict
 
 import torch
+from allennlp.modules import InputVariationalDropout
 from allennlp.modules.seq2seq_encoders import Seq2SeqEncoder
 from allennlp.nn.initializers import block_orthogonal
 
@@ -20,16 +21,6 @@ def reverse_within_lengths(inputs: torch.Tensor, lengths: torch.LongTensor) -> t
     # shape (batch_size, T)
     source = torch.where(positions < lengths, lengths - 1 - positions, positions)
     return inputs.gather(1, source.unsqueeze(-1).expand_as(inputs))
-
-
-def variational_mask(
-    batch_size: int, dim: int, probability: float, like: torch.Tensor
-) -> torch.Tensor:
-    """
-    `(batch_size, 1, dim)` dropout mask, scaled by `1 / (1 - p)`, shared over time within a sentence.
-    """
-    keep = torch.empty(batch_size, 1, dim, device=like.device, dtype=like.dtype).bernoulli_(1.0 - probability)
-    return keep / (1.0 - probability)
 
 
 @Seq2SeqEncoder.register("fused_bilstm")
@@ -85,7 +76,8 @@ class FusedBiLstm(Seq2SeqEncoder):
                 raise ValueError(f"fused_bilstm: {name} must be in [0, 1), got {value}")
         self._input_size = input_size
         self._hidden_size = hidden_size
-        self._layer_dropout = layer_dropout
+        # the same features of a sentence dropped at every time step
+        self._layer_dropout = InputVariationalDropout(layer_dropout)
         self._recurrent_dropout = recurrent_dropout
         self._use_highway = use_highway
         self.forward_layers = torch.nn.ModuleList()
@@ -149,15 +141,11 @@ class FusedBiLstm(Seq2SeqEncoder):
 
         `(batch_size, T, 2 * hidden_size)`, zero on padding.
         """
-        batch_size = inputs.size(0)
         lengths = mask.sum(dim=-1)
         float_mask = mask.unsqueeze(-1).to(inputs.dtype)
         layer_input = inputs
         for index, (forward_lstm, backward_lstm) in enumerate(zip(self.forward_layers, self.backward_layers)):
-            if self.training and self._layer_dropout > 0:
-                layer_input = layer_input * variational_mask(
-                    batch_size, layer_input.size(-1), self._layer_dropout, layer_input
-                )
+            layer_input = self._layer_dropout(layer_input)
             forward_output = self._run(forward_lstm, layer_input)
             backward_output = reverse_within_lengths(
                 self._run(backward_lstm, reverse_within_lengths(layer_input, lengths)), lengths

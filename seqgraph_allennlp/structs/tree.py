@@ -228,7 +228,6 @@ class TreeState:
 
     def __init__(self, node_mask: torch.BoolTensor, single_root: bool = True) -> None:
         batch_size, num_nodes = node_mask.shape
-        self.node_mask = node_mask
         self.single_root = single_root
         # shape (batch_size, V, V), [head, dependent]
         self.adjacency = torch.zeros(batch_size, num_nodes, num_nodes, dtype=torch.bool, device=node_mask.device)
