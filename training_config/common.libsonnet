@@ -76,7 +76,8 @@
     validation_metric: '+UAS',
     patience: 10,
     grad_norm: 5.0,
-    optimizer: { type: 'adam', lr: 2e-3, betas: [0.9, 0.9] },
+    // AllenNLP's adam with PyTorch's fused kernel (seqgraph_allennlp/training/fused_adam.py)
+    optimizer: { type: 'fused_adam', lr: 2e-3, betas: [0.9, 0.9] },
   },
 
   // The sequential graph parser with the given training policy. policy_support: 'valid' normalises the

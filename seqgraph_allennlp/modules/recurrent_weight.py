@@ -107,7 +107,7 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         start = self.start_edge.unsqueeze(0).expand(batch_size, -1)
         if edges is None:
             return start
-        edges = edges.float()
+        edges = edges.to(encoded.dtype)
         # shape (batch_size, V): how often each node is a head / a dependent of the last step's edges
         head_counts = edges.sum(dim=2)
         dependent_counts = edges.sum(dim=1)

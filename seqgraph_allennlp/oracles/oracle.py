@@ -1,4 +1,4 @@
-from typing import Optional
+from typing import Optional, Tuple
 
 import torch
 from allennlp.common import Registrable
@@ -24,6 +24,31 @@ def free_edges(gold_adjacency: torch.BoolTensor, valid: torch.BoolTensor) -> tor
     `(batch_size, V, V)` boolean mask of free edges.
     """
     return gold_adjacency & valid
+
+
+def gold_edge_index(gold_heads: torch.LongTensor, node_mask: torch.BoolTensor) -> Tuple[torch.LongTensor, torch.BoolTensor]:
+    """
+    The gold edges of each sentence as flattened indices `head * V + dependent`, in increasing order, and
+    which of them are real: `(batch_size, V)` each, one slot per node (the root's and padding slots come
+    last and are not real). A free edge is always gold, so an oracle's target and the KL need only these
+    `V` entries of a state instead of all `V x V` (the last dimension of `free` and `policy_log_probs`
+    passed to an `Oracle` keeps the increasing edge order, which the linearized oracle relies on).
+
+    # Parameters
+
+    gold_heads : `torch.LongTensor`, `(batch_size, V)`, the gold head of each node (the root's is ignored).
+    node_mask : `torch.BoolTensor`, `(batch_size, V)`.
+    """
+    num_nodes = node_mask.size(1)
+    dependents = torch.arange(num_nodes, device=node_mask.device).unsqueeze(0)
+    is_word = node_mask.clone()
+    is_word[:, 0] = False
+    index = gold_heads * num_nodes + dependents
+    # non-words sort after every real edge
+    keys = torch.where(is_word, index, num_nodes * num_nodes + dependents)
+    order = keys.argsort(dim=-1)
+    is_gold = is_word.gather(1, order)
+    return index.gather(1, order).masked_fill(~is_gold, 0), is_gold
 
 
 def uniform_distribution(free: torch.BoolTensor) -> torch.Tensor:
@@ -62,12 +87,16 @@ class Oracle(torch.nn.Module, Registrable):
         """
         # Parameters
 
-        free : `torch.BoolTensor`, `(batch_size, V, V)`, see `free_edges`.
-        policy_log_probs : `torch.Tensor`, `(batch_size, V * V)`, the policy at this state.
+        free : `torch.BoolTensor`, `(batch_size, V, V)`, see `free_edges`, or `(batch_size, K)`: the same
+            mask on `K` candidate edges that include every free one, in increasing `(head, dependent)`
+            order (`gold_edge_index`; the training loss passes only the gold edges).
+        policy_log_probs : `torch.Tensor`, `(batch_size, V * V)` or `(batch_size, K)`, the policy's
+            log-probabilities of the same edges at this state.
 
         # Returns
 
-        `(batch_size, V * V)` target probabilities; a row is all zero where the free set is empty.
+        `(batch_size, V * V)` (or `(batch_size, K)`) target probabilities; a row is all zero where the free
+        set is empty.
         """
         raise NotImplementedError
 

@@ -58,7 +58,8 @@ class RollIn(Registrable):
         free : `torch.BoolTensor`, `(batch_size, V, V)`, the free gold edges (`oracles.free_edges`).
         valid : `torch.BoolTensor`, `(batch_size, V, V)`, the valid edges (`structs.tree.valid_mask`).
         policy_log_probs : `torch.Tensor`, `(batch_size, V * V)`, the policy at this state (not
-            differentiated through).
+            differentiated through): its log-probabilities or its scores, equal up to a constant per
+            sentence, which no roll-in's choice (an argmax or a Gumbel-max within a mask) depends on.
         oracle_beta : `float`, optional
             The oracle's current `beta`, for roll-ins configured to follow it.
         generator : `torch.Generator`, optional

@@ -68,6 +68,36 @@ def edge_log_probs(
     return torch.log_softmax(flat_scores, dim=-1)
 
 
+def edge_log_partition(
+    scores: torch.Tensor, node_mask: torch.BoolTensor, support: Optional[torch.BoolTensor] = None
+) -> torch.Tensor:
+    """
+    The log-normaliser of `edge_log_probs`, `log sum exp` of the scores over the same edges, for states
+    with any leading dimensions: `edge_log_probs(scores, ...)` is `scores - edge_log_partition(scores, ...)`
+    on the supported edges. The training loss needs the policy's log-probability of the gold edges only,
+    so it never builds the `V x V` log-probabilities of every state.
+
+    # Parameters
+
+    scores : `torch.Tensor`, `(batch_size, ..., V, V)`.
+    node_mask : `torch.BoolTensor`, `(batch_size, V)`.
+    support : `torch.BoolTensor`, optional, `(batch_size, ..., V, V)`.
+
+    # Returns
+
+    `(batch_size, ...)`.
+    """
+    leading = scores.shape[:-2]
+    flat_scores = scores.reshape(*leading, -1)
+    # shape (batch_size, 1, ..., V * V)
+    mask = pair_mask(node_mask).reshape(node_mask.size(0), *([1] * (len(leading) - 1)), -1)
+    if support is not None:
+        flat_support = support.reshape(*leading, -1) & mask
+        mask = torch.where(flat_support.any(dim=-1, keepdim=True), flat_support, mask)
+    flat_scores = flat_scores.masked_fill(~mask, min_value_of_dtype(scores.dtype))
+    return flat_scores.logsumexp(dim=-1)
+
+
 def valid_mask(
     adjacency: torch.BoolTensor,
     reachability: torch.BoolTensor,
