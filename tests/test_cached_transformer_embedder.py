@@ -1,0 +1,92 @@
+"""
+The cached frozen-transformer embedder gives what recomputing gives, and stops running the transformer for
+sentences it has seen. A tiny random BERT written to a temporary directory stands in for MiniLM (no network).
+"""
+import pytest
+import torch
+from allennlp.common import Params
+from allennlp.common.checks import ConfigurationError
+from allennlp.data import Batch, Instance, Token, Vocabulary
+from allennlp.data.fields import TextField
+from allennlp.data.token_indexers import PretrainedTransformerMismatchedIndexer
+from allennlp.modules.token_embedders import PretrainedTransformerMismatchedEmbedder, TokenEmbedder
+
+import seqgraph_allennlp  # noqa: F401
+
+SENTENCES = [
+    "the cat sat on the mat".split(),
+    "dogs bark".split(),
+    "the dogs sat on cats".split(),
+    "a mat".split(),
+]
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory):
+    from transformers import BertConfig, BertModel, BertTokenizer
+
+    directory = tmp_path_factory.mktemp("tiny_bert")
+    pieces = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "dog", "##s",
+              "bark", "a"]
+    (directory / "vocab.txt").write_text("\n".join(pieces) + "\n")
+    BertTokenizer(str(directory / "vocab.txt")).save_pretrained(str(directory))
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=len(pieces), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=64)
+    BertModel(config).save_pretrained(str(directory))
+    return str(directory)
+
+
+def tensors(tiny_bert, sentences):
+    indexer = PretrainedTransformerMismatchedIndexer(tiny_bert)
+    instances = [Instance({"words": TextField([Token(word) for word in words], {"tokens": indexer})})
+                 for words in sentences]
+    batch = Batch(instances)
+    batch.index_instances(Vocabulary())
+    return batch.as_tensor_dict()["words"]["tokens"]
+
+
+def test_cached_vectors_equal_recomputed_ones_and_skip_the_transformer(tiny_bert, monkeypatch):
+    plain = PretrainedTransformerMismatchedEmbedder(tiny_bert, train_parameters=False)
+    cached = TokenEmbedder.from_params(Params({
+        "type": "cached_pretrained_transformer_mismatched", "model_name": tiny_bert, "train_parameters": False,
+    }))
+    cached.train()  # as in training: the frozen transformer stays in eval mode (no dropout)
+    first = tensors(tiny_bert, SENTENCES[:3])
+    torch.testing.assert_close(cached(**first), plain(**first), rtol=0, atol=1e-5)
+    assert cached._cached_words == 6 + 2 + 5
+
+    # a batch of sentences seen in another batch (padded differently) and one new sentence
+    runs = []
+    original = cached._matched_embedder.forward
+    monkeypatch.setattr(cached._matched_embedder, "forward",
+                        lambda token_ids, *args, **kwargs: runs.append(token_ids.size(0)) or
+                        original(token_ids, *args, **kwargs))
+    second = tensors(tiny_bert, [SENTENCES[3], SENTENCES[1], SENTENCES[0]])
+    output = cached(**second)
+    assert runs == [1]  # only the new sentence went through the transformer
+    expected = plain(**second)
+    torch.testing.assert_close(output, expected, rtol=0, atol=1e-5)
+    assert output[1, 2:].abs().sum() == 0 and output.abs().sum() > 0  # padding stays zero
+
+    cached(**second)
+    assert runs == [1]  # everything from memory now
+
+
+def test_cache_stops_growing_at_its_limit(tiny_bert):
+    cached = TokenEmbedder.from_params(Params({
+        "type": "cached_pretrained_transformer_mismatched", "model_name": tiny_bert, "max_cached_words": 8,
+    }))
+    batch = tensors(tiny_bert, SENTENCES[:3])
+    first = cached(**batch)
+    # 6 words fit, then 2 more; the third sentence (5 words) would pass the limit
+    assert cached._cached_words == 8 and len(cached._cache) == 2
+    torch.testing.assert_close(cached(**batch), first)
+
+
+@pytest.mark.parametrize("option", [{"train_parameters": True}, {"last_layer_only": False}])
+def test_a_trained_transformer_cannot_be_cached(tiny_bert, option):
+    with pytest.raises(ConfigurationError, match="frozen transformer"):
+        TokenEmbedder.from_params(Params({
+            "type": "cached_pretrained_transformer_mismatched", "model_name": tiny_bert, **option,
+        }))
