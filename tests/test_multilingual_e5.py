@@ -233,7 +233,9 @@ def test_multilingual_config_reads_the_model_directory(monkeypatch, tmp_path):
     params = Params.from_file(str(CONFIG)).as_dict()
     embedder = params["model"]["text_field_embedder"]["token_embedders"]["tokens"]
     indexer = params["dataset_reader"]["token_indexers"]["tokens"]
-    assert embedder["type"] == indexer["type"] == "pretrained_transformer_mismatched"
+    assert indexer["type"] == "pretrained_transformer_mismatched"
+    # the frozen transformer's vectors are computed once per sentence
+    assert embedder["type"] == "cached_pretrained_transformer_mismatched"
     assert embedder["model_name"] == indexer["model_name"] == str(tmp_path)
     assert embedder["train_parameters"] is False
     assert params["model"]["encoder"]["input_size"] == 384

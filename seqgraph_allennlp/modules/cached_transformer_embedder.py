@@ -15,6 +15,10 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
     spirit). The first batch that holds a sentence computes it as the plain embedder would; the cache lives
     as long as the model object (one `allennlp train` run) and is not saved with it.
 
+    The transformer stays in evaluation mode, also while the parser trains: AllenNLP's plain embedder
+    keeps a frozen transformer's dropout on during training, so the shipped pretrained configs changed with
+    this embedder from noisy to fixed features (the parser's own input dropout still applies).
+
     A sentence is known by its word pieces and its word-to-piece offsets. Its vectors can differ from those
     of a recomputation in another batch by float rounding only (~1e-6; padding is masked in the
     transformer's attention).
@@ -65,6 +69,10 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
             transformer_kwargs=transformer_kwargs,
             sub_token_mode=sub_token_mode,
         )
+        # AllenNLP leaves a frozen transformer's dropout on in training (`eval_mode` is false and the
+        # mismatched embedder cannot set it): vectors that change at every step cannot be cached
+        self._matched_embedder.eval_mode = True
+        self._matched_embedder.transformer_model.eval()
         self._max_cached_words = max_cached_words
         # sentence key -> (num_words, dim) vectors
         self._cache: Dict[bytes, torch.Tensor] = {}
