@@ -86,7 +86,8 @@ def one_sentence_file(conllu: str) -> Path:
     return path
 
 
-def cli_parse_speed(archive_path: str, conllu: str, sentences: int, predictor_args: str = "{}") -> Dict:
+def cli_parse_speed(archive_path: str, conllu: str, sentences: int, predictor_args: str = "{}",
+                    overrides: str = "") -> Dict:
     """
     `allennlp predict --batch-size 64` on a CoNLL-U file as a user runs it, and the same command on a
     one-sentence file: the difference is the parsing time, the one-sentence command the start-up (Python,
@@ -100,7 +101,7 @@ def cli_parse_speed(archive_path: str, conllu: str, sentences: int, predictor_ar
         return [str(ROOT / ".venv" / "bin" / "allennlp"), "predict", archive_path, str(path),
                 "--include-package", "seqgraph_allennlp", "--predictor", "seqgraph_parser",
                 "--use-dataset-reader", "--predictor-args", json.dumps(args),
-                "--output-file", str(out), "--silent", "--batch-size", "64"]
+                "--output-file", str(out), "--silent", "--batch-size", "64"] + (["-o", overrides] if overrides else [])
 
     def timed(path) -> float:
         start = time.perf_counter()
@@ -172,6 +173,9 @@ def main() -> None:
     parser.add_argument("--tau", type=float, default=None,
                         help="multi-edge decoding threshold for the sequential models (default: one edge per step)")
     parser.add_argument("--weights", default="", help="which weights the archives hold (kept in the JSON)")
+    parser.add_argument("--overrides", default="",
+                        help="dotted overrides for every archive, also passed to allennlp predict, e.g. "
+                        "'{\"model.encoder.bfloat16_inference\": true}' for archives trained before that option")
     parser.add_argument("--output", default=str(RESULTS), help="results JSON (docs/RESULTS.md is rewritten only for the default)")
     args = parser.parse_args()
 
@@ -183,21 +187,26 @@ def main() -> None:
             variants.append(("one_step_mst", '{"model.decoder": "mst"}'))
         for label, overrides in variants:
             is_biaffine = load_archive(path).config["model"]["type"] != "seqgraph_parser"
+            merged = json.loads(args.overrides or "{}")
             if args.tau is not None and not is_biaffine and overrides is None:
-                overrides = json.dumps({"model.tau": args.tau})
+                merged["model.tau"] = args.tau
+            merged.update(json.loads(overrides or "{}"))
+            overrides = json.dumps(merged) if merged else None
             archive = load_archive(path, overrides=overrides or "")
             archive.model.eval()
             instances = read_instances(archive, args.parse, gold=False)
             num_sentences = len(instances)
             row = {"model": label, "archive": path, "overrides": overrides,
                    "decoder": "mst" if is_biaffine or label == "one_step_mst" else (
-                       "valid (greedy, one edge per step)" if args.tau is None else f"valid (tau {args.tau})")}
+                       "valid (greedy, one edge per step)" if archive.model.tau is None
+                       else f"valid (tau {archive.model.tau:g})")}
             for batch_size in (1, 64):
                 row[f"parse_sentences_per_second_batch_{batch_size}"] = parse_speed(archive.model, instances, batch_size)
                 print(label, batch_size, f"{row[f'parse_sentences_per_second_batch_{batch_size}']:.1f} sentences/s", flush=True)
             if label == "recurrent":
                 row["allennlp_predict"] = cli_parse_speed(
-                    path, args.parse, num_sentences, json.dumps({} if args.tau is None else {"tau": args.tau})
+                    path, args.parse, num_sentences, json.dumps({} if args.tau is None else {"tau": args.tau}),
+                    args.overrides,
                 )
                 print(label, f"allennlp predict: {row['allennlp_predict']['sentences_per_second']:.1f} sentences/s", flush=True)
             if label != "one_step_mst" and args.train_batches > 0:
