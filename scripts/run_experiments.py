@@ -183,17 +183,19 @@ def score_predictions(archive: Path, test_file: Path, out: Path, env: Dict[str, 
     every word (which must agree with `allennlp evaluate`), and without gold PUNCT/SYM words, the figure
     allennlp-models reports, kept as an extra.
     """
-    from seqgraph_allennlp.common.scoring import score_files
+    from seqgraph_allennlp.common.scoring import count_files, score_files
 
     predictions = out / "test_predictions.conllu"
     run([ALLENNLP, "predict", str(archive), str(test_file), "--use-dataset-reader", "--predictor",
          "seqgraph_parser", "--predictor-args", '{"output_format": "conllu"}', "--batch-size", "64",
          "--output-file", str(predictions), "--silent", "--include-package", "seqgraph_allennlp"],
         out / "predict.log", env)
-    every_word = score_files(str(test_file), str(predictions))
+    counts = count_files(str(test_file), str(predictions))
+    every_word = counts.scores()
     no_punctuation = score_files(str(test_file), str(predictions), PUNCTUATION_UPOS)
     return {
-        "test_scorer": {key: every_word[key] for key in ("UAS", "LAS")},
+        # invalid_trees: predicted sentences that are not trees with one root word (0 for a valid file)
+        "test_scorer": {**{key: every_word[key] for key in ("UAS", "LAS")}, "invalid_trees": counts.invalid_trees},
         "test_without_punctuation": {key: no_punctuation[key] for key in ("UAS", "LAS")},
     }
 

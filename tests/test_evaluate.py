@@ -145,11 +145,21 @@ def test_command_line(tmp_path, capsys):
         "LAS: 0.666667 (6/9 words)",
         "UEM: 0.500000 (1/2 sentences)",
         "LEM: 0.000000 (0/2 sentences)",
+        # "Her" and "dog" head each other
+        "trees: 1 of 2 predicted sentences are not trees with one root word (the official CoNLL 2018 script "
+        f"refuses such a file); the first: {predicted}:10: predicted sentence starting at line 9 is not a tree: "
+        "cycle 1 -> 2 -> 1",
     ]
     assert main([str(gold), str(predicted), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == pytest.approx(
-        {"UAS": 7 / 9, "LAS": 6 / 9, "UEM": 0.5, "LEM": 0.0}
+        {"UAS": 7 / 9, "LAS": 6 / 9, "UEM": 0.5, "LEM": 0.0, "invalid_trees": 1}
     )
+    assert main([str(gold), str(predicted), "--require-trees"]) == 1
+    assert capsys.readouterr().err == (
+        f"error: {predicted}:10: predicted sentence starting at line 9 is not a tree: cycle 1 -> 2 -> 1\n"
+    )
+    assert main([str(gold), str(gold), "--require-trees"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "trees: all 2 predicted sentences are trees with one root word"
     misaligned = write(tmp_path / "misaligned.conllu", GOLD[:9])
     assert main([str(gold), str(misaligned)]) == 1
     error = capsys.readouterr().err

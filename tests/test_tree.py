@@ -8,8 +8,10 @@ import itertools
 import math
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
+import numpy
 import pytest
 import torch
+from allennlp.nn.chu_liu_edmonds import decode_mst
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +23,7 @@ from seqgraph_allennlp.structs.tree import (
     heads_to_adjacency,
     is_tree,
     mst_decode,
+    single_root_mst,
     pair_mask,
     transitive_closure,
     valid_mask,
@@ -733,11 +736,13 @@ def tree_score(heads: Sequence[int], log_probs: List[List[float]]) -> float:
     seed=seed_strategy,
     scale=st.sampled_from([1.0, 3.0]),
 )
-def test_mst_decode_is_the_best_tree_by_brute_force(lengths, seed, scale):
+def test_mst_decode_is_the_best_single_rooted_tree_by_brute_force(lengths, seed, scale):
     rng = generator(seed)
     node_mask = make_node_mask(lengths)
     batch_size, num_nodes = node_mask.shape
     scores = torch.randn(batch_size, num_nodes, num_nodes, generator=rng) * scale
+    # root edges of similar strength make unconstrained trees with several roots common
+    scores[:, 0, :] += 2.0
     heads = mst_decode(scores, node_mask)
     assert heads.shape == (batch_size, num_nodes)
     for b, length in enumerate(lengths):
@@ -745,12 +750,25 @@ def test_mst_decode_is_the_best_tree_by_brute_force(lengths, seed, scale):
         best = max(
             tree_score((0,) + assignment, log_probs)
             for assignment in itertools.product(range(length + 1), repeat=length)
-            if py_is_tree((0,) + assignment, length, single_root=False)
+            if py_is_tree((0,) + assignment, length, single_root=True)
         )
         row = heads[b].tolist()
-        assert py_is_tree(row[: length + 1], length, single_root=False)
+        assert py_is_tree(row[: length + 1], length, single_root=True)
         assert all(h == 0 for h in row[length + 1 :]) and row[0] == 0
         assert tree_score(row[: length + 1], log_probs) == pytest.approx(best, abs=1e-4)
+
+
+def test_single_root_mst_by_hand():
+    # 2 words: the unconstrained tree attaches both to the root (0 -> 1: 5, 0 -> 2: 5); with one root
+    # word the best is 0 -> 1 -> 2 (5 + 1 = 6) over 0 -> 2 -> 1 (5 + 0.5)
+    energy = numpy.array([[0.0, 5.0, 5.0], [0.0, 0.0, 1.0], [0.0, 0.5, 0.0]])
+    unconstrained, _ = decode_mst(energy, 3, has_labels=False)
+    assert unconstrained[1:].tolist() == [0, 0]
+    assert single_root_mst(energy, 3)[1:].tolist() == [0, 1]
+    # a tree with one root already is left as it is
+    energy[0, 2] = 0.0
+    assert decode_mst(energy, 3, has_labels=False)[0][1:].tolist() == [0, 1]
+    assert single_root_mst(energy, 3)[1:].tolist() == [0, 1]
 
 
 def test_mst_decode_by_hand_maximises_likelihood_not_summed_probabilities():

@@ -254,8 +254,28 @@ def read_sentences(file_path: str, display_path: Optional[str] = None) -> Iterat
     name used in error messages (e.g. the URL the user gave, when `file_path` is its cached copy).
     """
     # `utf-8-sig` drops a byte-order mark; the default `newline=None` turns `\r\n` and `\r` into `\n`.
-    with open(file_path, "r", encoding="utf-8-sig") as conllu_file:
-        yield from parse_lines(conllu_file, display_path or str(file_path))
+    name = display_path or str(file_path)
+    try:
+        with open(file_path, "r", encoding="utf-8-sig") as conllu_file:
+            yield from parse_lines(conllu_file, name)
+    except UnicodeDecodeError:
+        line_number, byte = first_undecodable_line(file_path)
+        raise ConlluError(
+            name, line_number,
+            f"not UTF-8 (byte 0x{byte:02x}): CoNLL-U files are UTF-8; convert this one first, e.g. "
+            f"iconv -f latin1 -t utf-8",
+        ) from None
+
+
+def first_undecodable_line(file_path: str) -> Tuple[int, int]:
+    """The number of the first line of a file that is not valid UTF-8, and its first offending byte."""
+    with open(file_path, "rb") as raw_file:
+        for line_number, line in enumerate(raw_file, start=1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as error:
+                return line_number, line[error.start]
+    return 1, 0
 
 
 def parse_string(text: str, file_path: str = "<string>") -> List[ConlluSentence]:

@@ -36,8 +36,9 @@ class SeqGraphUDReader(DatasetReader):
     * `head_indices` : `SequenceLabelField` of 1-based head word ids, 0 the root (namespace
       `"head_index_tags"`), and `head_tags` : `SequenceLabelField` of relations (namespace `"head_tags"`),
       only when every word has a gold HEAD and DEPREL (a sentence with `_` heads is raw text to parse);
-    * `metadata` : `MetadataField` with `"words"` (the forms), `"pos"` (the tags or `None`) and `"conllu"`
-      (the `ConlluSentence`, or `None` for an instance made from a plain word list).
+    * `metadata` : `MetadataField` with `"words"` (the forms), `"pos"` (the tags or `None`), `"deprels"`
+      (the gold relations as strings, or `None`; LAS compares their universal part) and `"conllu"` (the
+      `ConlluSentence`, or `None` for an instance made from a plain word list).
 
     # Parameters
 
@@ -162,6 +163,8 @@ class SeqGraphUDReader(DatasetReader):
             {
                 "words": list(words),
                 "pos": list(pos_tags) if pos_tags is not None else None,
+                # gold relations as strings: LAS compares their universal part even when unseen in training
+                "deprels": list(deprels) if deprels is not None else None,
                 "conllu": sentence,
             }
         )

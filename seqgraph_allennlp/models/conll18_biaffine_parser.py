@@ -1,5 +1,6 @@
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
+import numpy
 import torch
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
@@ -8,13 +9,21 @@ from allennlp_models.structured_prediction.models.biaffine_dependency_parser imp
 )
 
 from seqgraph_allennlp.modules.bilinear import MatmulBilinear
-from seqgraph_allennlp.training.attachment_scores import UniversalRelationAttachmentScores, universal_label_table
+from seqgraph_allennlp.structs.tree import single_root_mst
+from seqgraph_allennlp.training.attachment_scores import (
+    UniversalRelationAttachmentScores,
+    gold_universal_labels,
+    universal_label_table,
+)
 
 
 @Model.register("conll18_biaffine_parser")
 class Conll18BiaffineParser(BiaffineDependencyParser):
     """
-    allennlp-models' `biaffine_parser` (Dozat & Manning, 2017), unchanged but for its scorer: the original
+    allennlp-models' `biaffine_parser` (Dozat & Manning, 2017), unchanged but for its decoder and its scorer.
+    Its MST decoding gives one root word (`structs.tree.single_root_mst`), as Dozat & Manning's parser and
+    Stanza do: the original can attach several words to the root, a tree the CoNLL 2018 evaluation rejects.
+    For its scorer: the original
     drops words with punctuation POS tags from UAS/LAS and compares full relations (`nmod:poss`) for LAS,
     while the CoNLL 2018 definition, used by every other row of this project's tables, counts every word
     and compares universal relations (`nmod`). Its counts are also safe under distributed training
@@ -32,6 +41,7 @@ class Conll18BiaffineParser(BiaffineDependencyParser):
         labels = [vocab.get_token_from_index(index, "head_tags")
                   for index in range(vocab.get_vocab_size("head_tags"))]
         self._attachment_scores = UniversalRelationAttachmentScores(universal_label_table(labels))
+        self._labels = labels
         bilinear = self.tag_bilinear
         self.tag_bilinear = MatmulBilinear(bilinear.in1_features, bilinear.in2_features, bilinear.out_features)
         self.tag_bilinear.load_state_dict(bilinear.state_dict())
@@ -46,6 +56,11 @@ class Conll18BiaffineParser(BiaffineDependencyParser):
     ) -> Dict[str, torch.Tensor]:
         if pos_tags is None:
             metadata = [{"pos": None, **instance} for instance in metadata]
+        if head_tags is not None:
+            # LAS from the gold relation strings (unseen subtypes keep their universal part)
+            self._attachment_scores.gold_universal = gold_universal_labels(
+                metadata, self._labels, head_tags.size(1), head_tags.device
+            )
         return super().forward(words, pos_tags, metadata, head_tags, head_indices)
 
     def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
@@ -54,6 +69,29 @@ class Conll18BiaffineParser(BiaffineDependencyParser):
         for key in ("arc_loss", "tag_loss", "loss"):
             output_dict.pop(key, None)
         return super().make_output_human_readable(output_dict)
+
+    @staticmethod
+    def _run_mst_decoding(batch_energy: torch.Tensor, lengths: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        """
+        allennlp-models' `_run_mst_decoding` (the same energies: the best label's probability times the
+        head's, no word heading the root) with a single root word.
+        """
+        heads, head_tags = [], []
+        for energy, length in zip(batch_energy.detach().cpu(), lengths):
+            # shape (V, V): the best label of every edge, and its energy
+            scores, tag_ids = energy.max(dim=0)
+            scores[:, 0] = 0
+            instance_heads = single_root_mst(scores.numpy(), int(length))
+            dependents = numpy.arange(len(instance_heads))
+            instance_head_tags = tag_ids.numpy()[instance_heads, dependents]
+            instance_heads[0] = 0
+            instance_head_tags[0] = 0
+            heads.append(instance_heads)
+            head_tags.append(instance_head_tags)
+        return (
+            torch.from_numpy(numpy.stack(heads)).to(batch_energy.device),
+            torch.from_numpy(numpy.stack(head_tags)).to(batch_energy.device),
+        )
 
     def _get_mask_for_eval(self, mask: torch.BoolTensor, pos_tags: torch.LongTensor) -> torch.BoolTensor:
         return mask.detach()

@@ -28,7 +28,11 @@ from seqgraph_allennlp.structs.tree import (
     mst_decode,
     word_mask,
 )
-from seqgraph_allennlp.training.attachment_scores import ShardSafeAttachmentScores, universal_label_table
+from seqgraph_allennlp.training.attachment_scores import (
+    ShardSafeAttachmentScores,
+    gold_universal_labels,
+    universal_label_table,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -234,6 +238,7 @@ class SeqGraphParser(Model):
             )
             # CoNLL 2018 LAS compares universal relations only (nmod:poss counts as nmod)
             self.register_buffer("_universal_label", universal_label_table(labels), persistent=False)
+            self._labels = labels
 
         self._dropout = InputVariationalDropout(dropout)
         self._input_dropout = torch.nn.Dropout(input_dropout)
@@ -336,11 +341,12 @@ class SeqGraphParser(Model):
         if gold_heads is not None:
             # CoNLL 2018: every word counts, punctuation included
             if self.predict_labels and head_tags is not None:
+                gold_universal = gold_universal_labels(metadata, self._labels, mask.size(1), mask.device)
                 self._attachment_scores(
                     heads[:, 1:],
                     self._universal_label[predicted_labels[:, 1:]],
                     head_indices,
-                    self._universal_label[head_tags],
+                    self._universal_label[head_tags] if gold_universal is None else gold_universal,
                     mask,
                 )
             else:

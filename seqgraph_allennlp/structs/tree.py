@@ -399,12 +399,55 @@ def greedy_valid_decode(
     return ValidDecoding(heads, edges, edge_steps, edge_probabilities, kept)
 
 
+def single_root_mst(energy: numpy.ndarray, length: int) -> numpy.ndarray:
+    """
+    AllenNLP's `decode_mst` (Chu-Liu-Edmonds) constrained to one root word, as UD trees and the CoNLL 2018
+    evaluation require (Dozat & Manning's parser and Stanza also decode one root). Where the unconstrained
+    tree attaches several words to the root, the best tree whose only root word is `r` is decoded for each
+    candidate `r` (all other root edges removed) and the best of them kept. Candidates are tried by an upper
+    bound on their tree (the root edge plus every other word's best non-root head) and the search stops
+    when no bound beats the best tree found, so the result is the exact single-root optimum at a few extra
+    decodings.
+
+    # Parameters
+
+    energy : `numpy.ndarray`, `(V, V)`, `[head, dependent]`, the root first; higher is better.
+    length : `int`, the number of nodes of the sentence (root included).
+
+    # Returns
+
+    `(V,)` heads (node 0's entry is meaningless).
+    """
+    heads, _ = decode_mst(energy, length, has_labels=False)
+    if sum(int(heads[word] == 0) for word in range(1, length)) <= 1:
+        return heads
+    words = numpy.arange(1, length)
+    inner = energy[:length, :length].copy()
+    inner[0, :] = -numpy.inf
+    numpy.fill_diagonal(inner, -numpy.inf)
+    # shape (length - 1,): each word's best non-root head
+    best_inner = inner[:, 1:].max(axis=0)
+    bounds = energy[0, 1:length] + best_inner.sum() - best_inner
+    best_heads, best_score = heads, -numpy.inf
+    for root in numpy.argsort(-bounds) + 1:
+        if bounds[root - 1] <= best_score:
+            break
+        constrained = energy.copy()
+        constrained[0, 1:length] = -1e9
+        constrained[0, root] = energy[0, root]
+        candidate, _ = decode_mst(constrained, length, has_labels=False)
+        score = energy[candidate[1:length], words].sum()
+        if score > best_score:
+            best_heads, best_score = candidate, score
+    return best_heads
+
+
 def mst_decode(scores: torch.Tensor, node_mask: torch.BoolTensor) -> torch.LongTensor:
     """
-    Chu-Liu-Edmonds maximum spanning tree over one-step scores, with AllenNLP's `decode_mst`.
+    Chu-Liu-Edmonds maximum spanning tree over one-step scores with one root word (`single_root_mst`).
 
     `decode_mst` is numpy code for one sentence at a time, so this loops over the batch (as allennlp-models'
-    biaffine parser does). It does not enforce a single root.
+    biaffine parser does).
 
     # Parameters
 
@@ -425,7 +468,7 @@ def mst_decode(scores: torch.Tensor, node_mask: torch.BoolTensor) -> torch.LongT
         energy = energy.copy()
         # no word may be the parent of the root (decode_mst never reads column 0; kept for clarity)
         energy[:, 0] = -1e9
-        instance_heads, _ = decode_mst(energy, length, has_labels=False)
+        instance_heads = single_root_mst(energy, length)
         heads[index, :length] = instance_heads[:length]
     heads[:, 0] = 0
     return torch.from_numpy(heads).to(scores.device)

@@ -1,4 +1,4 @@
-from typing import List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 import torch
 from allennlp.nn.util import dist_reduce_sum
@@ -67,6 +67,8 @@ class UniversalRelationAttachmentScores(ShardSafeAttachmentScores):
     def __init__(self, universal_label: torch.LongTensor, ignore_classes: Optional[List[int]] = None) -> None:
         super().__init__(ignore_classes)
         self._universal_label = universal_label
+        # set by a model that has the gold relations as strings, for its next call (see `gold_universal`)
+        self.gold_universal: Optional[torch.LongTensor] = None
 
     def __call__(  # type: ignore
         self,
@@ -77,11 +79,36 @@ class UniversalRelationAttachmentScores(ShardSafeAttachmentScores):
         mask: Optional[torch.BoolTensor] = None,
     ) -> None:
         table = self._universal_label.to(predicted_labels.device)
-        super().__call__(predicted_indices, table[predicted_labels.long()], gold_indices,
-                         table[gold_labels.long()], mask)
+        gold = table[gold_labels.long()] if self.gold_universal is None else self.gold_universal
+        self.gold_universal = None
+        super().__call__(predicted_indices, table[predicted_labels.long()], gold_indices, gold, mask)
 
 
 def universal_label_table(labels: List[str]) -> torch.LongTensor:
     """For each label, the index of the first label with the same universal part (before `:`)."""
     universal = [label.split(":")[0] for label in labels]
     return torch.tensor([universal.index(relation) for relation in universal], dtype=torch.long)
+
+
+def gold_universal_labels(
+    metadata: Optional[Sequence[Dict[str, Any]]], labels: List[str], num_words: int, device: torch.device
+) -> Optional[torch.LongTensor]:
+    """
+    The gold relations of a batch as `universal_label_table` indices, taken from their strings (the
+    reader's `metadata["deprels"]`), `(batch_size, num_words)`: a gold relation whose full form was not in
+    the training data (`nmod:tmod`) still matches a predicted label with its universal part (`nmod`), as
+    in the CoNLL 2018 evaluation; the indexed gold label would be the unknown label and never match. A
+    universal relation no label has gets -1 (no prediction can match it), padding too. `None` when the
+    metadata has no relation strings.
+    """
+    if not metadata or any(instance.get("deprels") is None for instance in metadata):
+        return None
+    universal = [label.split(":")[0] for label in labels]
+    first_index = {}
+    for index, relation in enumerate(universal):
+        first_index.setdefault(relation, index)
+    rows = [[first_index.get(deprel.split(":")[0], -1) for deprel in instance["deprels"]] for instance in metadata]
+    result = torch.full((len(rows), num_words), -1, dtype=torch.long)
+    for row, values in enumerate(rows):
+        result[row, : len(values)] = torch.tensor(values, dtype=torch.long)
+    return result.to(device)
