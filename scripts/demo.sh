@@ -5,15 +5,12 @@
 # example sentences to JSON and CoNLL-U with `allennlp predict`, and plots the per-step edge distributions
 # of one of them (Figure 1 of the paper). Everything goes under demo_out/.
 #
-# The budget (DEMO_* below, each can be set in the environment) was measured on a 2-core CPU: one pass
-# over 9,000 of the 12,544 training sentences takes about 5 minutes, the whole demo about 6 (6 min 10 s
-# on 2026-11-22, for 58.00 UAS / 51.73 LAS on EWT test, with the code before the accuracy fixes of
-# 2026-11-23 (root vector, zero recurrent update, valid-edge policy, head-selection loss), which has not
-# been re-measured with this demo; docs/RESULTS.md has the current numbers). In this short regime one pass over 9,000
-# sentences beat two over 4,500 (61 vs 58 dev UAS), batches of 8 beat 16, and lr 4e-3 or less dropout did
-# worse. The full config trains the paper's setting (all training sentences, a 3 x 400 BiLSTM, up to 50
-# epochs): `allennlp train training_config/coach_valid.jsonnet -s out/coach_valid --include-package
-# seqgraph_allennlp`.
+# The budget (DEMO_* below, each can be set in the environment) was chosen on a 2-core CPU: one pass over
+# 9,000 of the 12,544 training sentences takes about 5 minutes. The demo prints the scores it measured;
+# docs/RESULTS.md has the project's measured numbers. In this short regime one pass over 9,000 sentences
+# beat two over 4,500, batches of 8 beat 16, and lr 4e-3 or less dropout did worse. The full config trains
+# the paper's setting (all training sentences, a 3 x 400 BiLSTM, up to 50 epochs): `allennlp train
+# training_config/coach_valid.jsonnet -s out/coach_valid --include-package seqgraph_allennlp`.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -88,7 +85,6 @@ cat <<EOF
              a ${NUM_LAYERS}-layer BiLSTM of $HIDDEN_SIZE units per direction. The full config trains the
              paper's setting: all $(count "$TRAIN") sentences, a 3-layer BiLSTM of 400, batch size 32,
              up to 50 epochs (patience 10), for which the paper reports 91.99 UAS on EWT dev (Table 1).
-             This budget gave 58 UAS before the accuracy fixes of 2026-11-23 (not re-measured since).
     log:     $OUT/train.log
 EOF
 LOG=$OUT/train.log

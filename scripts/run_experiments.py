@@ -352,8 +352,8 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str]) -> Opt
             "validation_metric": trainer.get("validation_metric"),
             "batch_size": used_config["data_loader"].get("batch_sampler", {}).get("batch_size"),
             "model": {key: used_config["model"].get(key) for key in
-                      ("type", "recurrent", "policy_support", "head_selection_weight", "oracle", "roll_in",
-                       "decoder") if key in used_config["model"]},
+                      ("type", "recurrent", "policy_support", "head_selection_weight", "predict_labels",
+                       "oracle", "roll_in", "decoder") if key in used_config["model"]},
         },
         "epochs_done": metrics.get("epoch", -1) + 1,
         "best_epoch": metrics["best_epoch"] + 1,
@@ -400,13 +400,20 @@ def row_spec(result: Dict) -> str:
 
 
 def objective(result: Dict) -> str:
-    """The training objective of a row, in a few words."""
-    model = result.get("used", {}).get("model", {})
+    """
+    The training objective of a row, in a few words, from the config the run really used. Every model
+    here also trains its label classifier (cross-entropy on the gold relations, through the shared
+    encoder) unless `predict_labels` is off: "+ labels".
+    """
+    model = result.get("used", {}).get("model")
+    if not model:
+        return "not recorded"
+    labels = " + labels" if model.get("predict_labels", True) else ""
     if model.get("type") != "seqgraph_parser":
-        return "per-word head softmax (D&M)"
+        return "per-word head softmax (D&M)" + labels
     support = "KL, Eq. 5 over all V x V edges" if model.get("policy_support") == "all" else "KL, valid edges"
     weight = model.get("head_selection_weight") or 0
-    return support if not weight else f"{support} + {weight:g} x head selection"
+    return (support if not weight else f"{support} + {weight:g} x head selection") + labels
 
 
 def settings(result: Dict) -> str:

@@ -37,6 +37,7 @@ def test_report_is_generated_from_the_results(tmp_path, monkeypatch):
         "row": "coach_valid", "config": "training_config/coach_valid.jsonnet", "overrides": {},
         "treebank": "welsh", "splits": {"train": {"path": "a.conllu", "sha256": "0" * 64}},
         "budget": {"epochs": 15}, "epochs_done": 15, "best_epoch": 12,
+        "used": {"model": {"type": "seqgraph_parser", "policy_support": "valid", "head_selection_weight": 1.0}},
         "dev": {"UAS": 0.7875, "LAS": 0.7}, "test": {"UAS": 0.7916, "LAS": 0.71},
         "test_without_punctuation": {"UAS": 0.8123, "LAS": 0.73},
         "train_seconds_per_epoch": 190.0, "evaluate_sentences_per_second": 20.0,
@@ -47,7 +48,7 @@ def test_report_is_generated_from_the_results(tmp_path, monkeypatch):
     (tmp_path / "results" / "welsh" / "coach_valid.json").write_text(json.dumps(result))
     run_experiments.write_report()
     report = (tmp_path / "docs" / "RESULTS.md").read_text()
-    assert "| coach_valid | `coach_valid` |  | per-word head softmax (D&M) | 15 | 12 | 78.75 | 70.00 | 79.16 | 71.00 | 81.23 | 190 | 20 |" in report
+    assert "| coach_valid | `coach_valid` |  | KL, valid edges + 1 x head selection + labels | 15 | 12 | 78.75 | 70.00 | 79.16 | 71.00 | 81.23 | 190 | 20 |" in report
     assert "| 7455792 | 2026-11-23 |" in report
     assert ".venv/bin/python scripts/run_experiments.py --treebank welsh --epochs 15 coach_valid\n" in report
     # a row run with another budget under --section gets its own table, which reproduces it
