@@ -9,8 +9,9 @@ than the rest, since a state's scores are `V x V` and a sentence has `V - 1` sta
         .venv/bin/python benchmarks/profile_train.py coach_valid data/UD_English-EWT/en_ewt-ud-train.conllu
     .venv/bin/python benchmarks/profile_train.py --summarise profile.txt
 
-Without py-spy it prints the seconds per batch. (py-spy is not a project dependency:
-`.venv/bin/pip install py-spy`.)
+Without py-spy it prints the seconds per batch; `--phases` also prints the seconds spent in each part
+of the training step (encoder, roll-in, unroll, loss, backward, optimiser) over the sample, by wrapping
+those methods with timers. (py-spy is not a project dependency: `.venv/bin/pip install py-spy`.)
 """
 import argparse
 import os
@@ -54,15 +55,51 @@ def summarise(raw_profile: str) -> None:
         print(f"| `{name}` ({filename}) | {100 * count / inside:.1f} % |")
 
 
+# seconds per phase, filled when --phases wraps the methods below
+PHASES: Counter = Counter()
+
+
+def time_phases() -> None:
+    """Wraps the parts of a training step with timers that add to `PHASES`."""
+    from allennlp.modules.text_field_embedders import BasicTextFieldEmbedder
+
+    from seqgraph_allennlp.models.seqgraph_parser import SeqGraphParser
+    from seqgraph_allennlp.modules.fused_bilstm import FusedBiLstm
+    from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
+
+    def wrap(owner, name, label):
+        method = getattr(owner, name)
+
+        def timed(*args, **kwargs):
+            start = time.perf_counter()
+            result = method(*args, **kwargs)
+            PHASES[label] += time.perf_counter() - start
+            return result
+
+        setattr(owner, name, timed)
+
+    wrap(BasicTextFieldEmbedder, "forward", "forward: embeddings")
+    wrap(FusedBiLstm, "forward", "forward: BiLSTM")
+    wrap(SeqGraphParser, "_roll_in", "forward: roll-in (no gradients)")
+    wrap(RecurrentWeight, "unroll", "forward: unroll (all states' score updates)")
+    wrap(SeqGraphParser, "_learning_to_search_loss", "forward: learning-to-search loss (roll-in, unroll included)")
+
+
 def train_batches(trainer_model, optimizer, batches, grad_norm):
     import torch
 
     for batch in batches:
+        start = time.perf_counter()
         optimizer.zero_grad()
         loss = trainer_model(**batch)["loss"]
+        forward = time.perf_counter()
         loss.backward()
+        backward = time.perf_counter()
         torch.nn.utils.clip_grad_norm_(trainer_model.parameters(), grad_norm)
         optimizer.step()
+        PHASES["forward (all)"] += forward - start
+        PHASES["backward (all)"] += backward - forward
+        PHASES["clipping and optimiser step"] += time.perf_counter() - backward
 
 
 def main() -> None:
@@ -74,6 +111,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--overrides", default="", help="dotted overrides as for allennlp -o")
     parser.add_argument("--summarise", metavar="RAW_PROFILE", help="summarise a py-spy raw profile and exit")
+    parser.add_argument("--phases", action="store_true", help="also print the seconds of each phase")
     args = parser.parse_args()
     if args.summarise:
         summarise(args.summarise)
@@ -107,13 +145,19 @@ def main() -> None:
     all_batches = sorted(loader, key=lambda batch: batch["words"]["tokens"]["tokens"].size(1))
     tail = all_batches[len(all_batches) - args.tail:]
     sample = all_batches[: len(all_batches) - args.tail][args.every // 2:: args.every]
+    if args.phases:
+        time_phases()
     model.train()
     train_batches(model, optimizer, sample[:2], grad_norm)  # warm-up
     seconds = []
-    for batches in (sample, tail):
+    for name, batches in (("sample", sample), ("longest", tail)):
+        PHASES.clear()
         start = time.perf_counter()
         train_batches(model, optimizer, batches, grad_norm)
         seconds.append(time.perf_counter() - start)
+        if args.phases:
+            print(f"{name} ({len(batches)} batches): " + ", ".join(
+                f"{phase} {value:.2f} s" for phase, value in sorted(PHASES.items())))
     estimate = args.every * seconds[0] + seconds[1]
     print(f"{args.config}: sample {seconds[0] / len(sample):.3f} s per batch ({len(sample)} batches), "
           f"the {len(tail)} longest {seconds[1]:.1f} s; {torch.get_num_threads()} threads; "
