@@ -68,8 +68,10 @@ def test_multiword_tokens_and_empty_nodes_are_not_tokens_but_kept_in_metadata():
     we_ve = instances[1]
     assert [token.text for token in we_ve["words"].tokens] == ["We", "'ve", "moved", "on", "."]
     metadata = we_ve["metadata"].metadata
-    assert set(metadata) == {"words", "pos", "conllu"}
+    assert set(metadata) == {"words", "pos", "deprels", "conllu"}
     assert metadata["words"] == ["We", "'ve", "moved", "on", "."] and metadata["pos"] is None
+    # the gold relations as strings, for LAS on their universal part
+    assert metadata["deprels"] == [word.deprel for word in metadata["conllu"].words]
     assert isinstance(metadata["conllu"], ConlluSentence)
     assert "1-2\tWe've\t_\t_\t_\t_\t_\t_\t_\t_" in metadata["conllu"].lines
     assert metadata["conllu"].sent_id.endswith("132900-0002")
@@ -116,7 +118,7 @@ def test_text_to_instance_from_plain_words():
     reader = SeqGraphUDReader()
     instance = reader.text_to_instance(["Hello", "world"])
     assert set(instance.fields) == {"words", "metadata"}
-    assert instance["metadata"].metadata == {"words": ["Hello", "world"], "pos": None, "conllu": None}
+    assert instance["metadata"].metadata == {"words": ["Hello", "world"], "pos": None, "deprels": None, "conllu": None}
     instance = reader.text_to_instance(["Hello", "world"], ["INTJ", "NOUN"], [0, 1], ["root", "vocative"])
     assert set(instance.fields) == {"words", "pos_tags", "head_tags", "head_indices", "metadata"}
     reader.apply_token_indexers(instance)  # what Predictor and DatasetReader.read do
