@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import List
 
 import pytest
+import torch
 from allennlp.commands.predict import _PredictManager
 from allennlp.common.checks import ConfigurationError
 from allennlp.models.archival import load_archive
@@ -106,10 +107,6 @@ def test_json_words_and_sentence(archive, tmp_path):
 def test_pos_tags(archive, tmp_path):
     words = ["The", "cat", "sat"]
     pos = ["DET", "NOUN", "VERB"]
-    predictor = make_predictor(archive)
-    # this model has no POS embedding: the tags are checked and do not change the parse
-    assert predictor.predict_json({"words": words, "pos": pos}) == predictor.predict_json({"words": words})
-
     conllu = make_predictor(archive, "conllu")
     output = conllu.predict_json({"words": words, "pos": pos, "sentence": "The cat sat"})
     text = conllu.dump_line(output)
@@ -369,3 +366,27 @@ def test_biaffine_baseline_predicts_conllu_without_warnings(caplog):
         # even untrained, the MST decoder gives a tree with one root word
         assert find_tree_problem([word.head for word in sentence.words]) is None
         assert all(word.deprel != "_" for word in sentence.words)
+
+
+def test_pos_tags_reach_a_model_with_a_pos_embedding():
+    from allennlp.common import Params
+    from allennlp.data import Vocabulary
+    from allennlp.models import Model
+
+    from seqgraph_allennlp.dataset_readers import SeqGraphUDReader
+
+    reader = SeqGraphUDReader(pos_tags="upos")
+    instances = list(reader.read(str(CONLLU / "en_small.conllu")))
+    vocab = Vocabulary.from_instances(instances, non_padded_namespaces=["*labels", "head_index_tags"])
+    params = Params.from_file(str(ROOT / "fixtures" / "configs" / "coach_valid.jsonnet"), json.dumps({
+        "model.pos_tag_embedding": {"embedding_dim": 4, "vocab_namespace": "pos"},
+        "model.encoder.input_size": 16,
+    }))
+    torch.manual_seed(0)
+    model = Model.from_params(vocab=vocab, params=params["model"])
+    predictor = SeqGraphParserPredictor(model, reader)
+    words = ["The", "cat", "sat"]
+    tagged = predictor.predict_json({"words": words, "pos": ["DET", "NOUN", "VERB"]})
+    retagged = predictor.predict_json({"words": words, "pos": ["VERB", "DET", "NOUN"]})
+    # the same words with other tags: the tags are embedded, so the policy differs
+    assert tagged["edge_probabilities"] != retagged["edge_probabilities"]
