@@ -13,6 +13,7 @@ from seqgraph_allennlp.common.conllu import ConlluError
 from seqgraph_allennlp.common.scoring import AlignmentError, count_files, main, score_files
 
 ROOT = Path(__file__).resolve().parents[1]
+HELDOUT = ROOT / "fixtures" / "conllu" / "en_heldout.conllu"
 EN_SMALL = ROOT / "fixtures" / "conllu" / "en_small.conllu"
 ALLENNLP = Path(sys.executable).parent / "allennlp"
 
@@ -167,13 +168,14 @@ def test_command_line(tmp_path, capsys):
 
 
 def test_evaluate_agrees_with_the_scorer(trained_model_archive, tmp_path):
+    # sentences the model never trained on (it trained on en_small.conllu)
     metrics_path = tmp_path / "metrics.json"
     predicted_path = tmp_path / "predicted.conllu"
     common = ["--include-package", "seqgraph_allennlp", "--batch-size", "4"]
     commands = [
-        [str(ALLENNLP), "evaluate", str(trained_model_archive), str(EN_SMALL), "--output-file", str(metrics_path)]
+        [str(ALLENNLP), "evaluate", str(trained_model_archive), str(HELDOUT), "--output-file", str(metrics_path)]
         + common,
-        [str(ALLENNLP), "predict", str(trained_model_archive), str(EN_SMALL), "--use-dataset-reader",
+        [str(ALLENNLP), "predict", str(trained_model_archive), str(HELDOUT), "--use-dataset-reader",
          "--predictor", "seqgraph_parser", "--predictor-args", '{"output_format": "conllu"}',
          "--output-file", str(predicted_path), "--silent"] + common,
     ]  # fmt: skip
@@ -188,7 +190,7 @@ def test_evaluate_agrees_with_the_scorer(trained_model_archive, tmp_path):
         assert "Traceback" not in stderr
 
     metrics = json.loads(metrics_path.read_text(encoding="utf-8"))
-    scores = score_files(str(EN_SMALL), str(predicted_path))
+    scores = score_files(str(HELDOUT), str(predicted_path))
     for name in ("UAS", "LAS", "UEM", "LEM"):
         assert metrics[name] == pytest.approx(scores[name], abs=1e-6), name
     # a tiny model: neither all wrong nor all right, so the comparison means something
