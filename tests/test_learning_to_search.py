@@ -144,3 +144,68 @@ def test_chunked_states_give_the_loss_of_the_whole_batch(name, batch_and_vocab, 
         if expected is not None:
             scale = max(1.0, float(expected.abs().max()))
             torch.testing.assert_close(actual, expected, rtol=1e-4, atol=1e-6 * scale)
+
+
+@pytest.mark.parametrize("policy_support", ["valid", "all"])
+def test_loss_by_hand_on_a_two_word_sentence(policy_support, batch_and_vocab):
+    """
+    Root, w1, w2; gold w2 <- root, w1 <- w2. With the untrained recurrent update (zero) every S_t is S_0.
+    The linearized oracle and roll-in take the gold edges in (head, dependent) order: (0, 2), then (2, 1).
+    """
+    import math
+
+    _, vocab = batch_and_vocab
+    model = Model.from_params(vocab=vocab, params=Params.from_file(str(CONFIGS / "linearized.jsonnet"))["model"])
+    model.eval()
+    model.policy_support = policy_support
+    scores = [[0.3, 1.0, 2.0], [0.7, -0.4, 0.5], [-1.0, 1.5, 0.2]]  # [head][dependent]
+    initial_scores = torch.tensor([scores])
+    encoded = torch.randn(1, 3, model.recurrent_weight.edge_projection.in_features)
+    final_state = torch.randn(1, encoded.size(-1))
+    node_mask = torch.ones(1, 3, dtype=torch.bool)
+    gold_heads = torch.tensor([[0, 2, 0]])
+
+    def kl(target, support):
+        # -log p(target) with p a softmax over the supported (head, dependent) pairs
+        return -(scores[target[0]][target[1]] - math.log(sum(math.exp(scores[h][d]) for h, d in support)))
+
+    every_pair = [(h, d) for h in range(3) for d in range(3)]
+    if policy_support == "valid":
+        # state 1: no head anywhere; no edge into the root, no self-loop
+        first = [(0, 1), (0, 2), (1, 2), (2, 1)]
+        # state 2: w2 has its head and the root its one child: only 2 -> 1 is left
+        second = [(2, 1)]
+    else:
+        first = second = every_pair
+    expected = (kl((0, 2), first) + kl((2, 1), second)) / 2
+    loss = model._learning_to_search_loss(initial_scores, encoded, final_state, node_mask, gold_heads)
+    assert loss.item() == pytest.approx(expected, rel=1e-5)
+
+
+ORACLE_ROLL_IN_PAIRS = [(oracle, roll_in) for oracle in ("uniform", "coaching", "annealed_coaching")
+                        for roll_in in ("uniform", "coaching", "valid_policy")]
+
+
+@pytest.mark.parametrize("oracle,roll_in", ORACLE_ROLL_IN_PAIRS + [("linearized", "linearized")])
+def test_every_oracle_and_roll_in_pair_trains_a_step(oracle, roll_in, batch_and_vocab):
+    tensors, vocab = batch_and_vocab
+    if oracle == "linearized":
+        params = Params.from_file(str(CONFIGS / "linearized.jsonnet"))
+    else:
+        params = Params.from_file(str(CONFIGS / "oracle_rollin.jsonnet"), ext_vars={"ORACLE": oracle, "ROLL_IN": roll_in})
+    torch.manual_seed(0)
+    model = Model.from_params(vocab=vocab, params=params["model"])
+    assert type(model.oracle).__name__.lower().startswith(oracle.replace("_", ""))
+    assert type(model.roll_in).__name__.lower().startswith(roll_in.replace("_", ""))
+    if getattr(model.oracle, "follows_run_length", False):
+        model.oracle.set_total_updates(10)
+    model.train()
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    before = {name: p.detach().clone() for name, p in model.named_parameters() if p.requires_grad}
+    loss = model(**tensors)["loss"]
+    assert torch.isfinite(loss) and loss.item() > 0
+    loss.backward()
+    optimizer.step()
+    # the recurrent update's weight starts at zero and learns from the first step
+    name = "recurrent_weight.attention._weight_matrix"
+    assert not torch.equal(dict(model.named_parameters())[name], before[name])
