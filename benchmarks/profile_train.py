@@ -15,7 +15,6 @@ those methods with timers. (py-spy is not a project dependency: `.venv/bin/pip i
 """
 import argparse
 import os
-import sys
 import time
 from collections import Counter
 from pathlib import Path
