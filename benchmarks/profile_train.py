@@ -15,6 +15,7 @@ those methods with timers. (py-spy is not a project dependency: `.venv/bin/pip i
 """
 import argparse
 import os
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -158,6 +159,8 @@ def main() -> None:
             print(f"{name} ({len(batches)} batches): " + ", ".join(
                 f"{phase} {value:.2f} s" for phase, value in sorted(PHASES.items())))
     estimate = args.every * seconds[0] + seconds[1]
+    if not sample:
+        sys.exit("no batches to sample: lower --tail or --every")
     print(f"{args.config}: sample {seconds[0] / len(sample):.3f} s per batch ({len(sample)} batches), "
           f"the {len(tail)} longest {seconds[1]:.1f} s; {torch.get_num_threads()} threads; "
           f"training pass estimate {estimate / 60:.2f} min ({len(all_batches)} batches)")
