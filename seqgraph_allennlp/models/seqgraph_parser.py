@@ -504,14 +504,13 @@ class SeqGraphParser(Model):
         gradients (`RecurrentWeight.unroll`), and the oracle and the KL of all states at once.
         """
         num_nodes = node_mask.size(1)
-        gold_adjacency = heads_to_adjacency(gold_heads, node_mask)
         if self.recurrent_weight is None:
             valid = TreeState(node_mask, self.single_root).valid.unsqueeze(1)
             scores = initial_scores.unsqueeze(1)
         else:
             with torch.no_grad():
                 valid, heads, dependents, added = self._roll_in(
-                    initial_scores, encoded, final_state, node_mask, gold_adjacency
+                    initial_scores, encoded, final_state, node_mask, heads_to_adjacency(gold_heads, node_mask)
                 )
             projected = self.recurrent_weight.project_nodes(encoded)
             # shape (batch_size, T, V, V): S_t = S_0 + the updates of steps 1 .. t
