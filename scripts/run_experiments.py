@@ -110,7 +110,8 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def count_sentences(path: Path) -> int:
+def count_file_sentences(path: Path) -> int:
+    """The number of sentences in a CoNLL-U file (its lines of word 1)."""
     with open(path, encoding="utf-8") as handle:
         return sum(1 for line in handle if line.startswith("1\t"))
 
@@ -326,7 +327,7 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str]) -> Opt
         env,
     )
     test = json.loads(test_output.read_text())
-    test_sentences = count_sentences(files["test"])
+    test_sentences = count_file_sentences(files["test"])
     scorer = score_predictions(serialization_dir / "model.tar.gz", files["test"], out, env)
     durations = epoch_seconds(serialization_dir)
     trainer = used_config["trainer"]

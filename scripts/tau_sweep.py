@@ -9,8 +9,9 @@ docs/tau_sweep_<name>.png and the table docs/TAU_SWEEP_<name>.md.
         --one-step experiments/welsh/one_step/model/model.tar.gz \\
         data/UD_Welsh-CCG/cy_ccg-ud-test.conllu
 
-The decoder is changed without retraining (`model.tau`, as `--predictor-args '{"tau": ...}'` does). Each
-file is parsed in file order, batches of 64, without its gold annotation; gold heads only score.
+The decoder is changed without retraining or changing the model: each call is given its `DecodingOptions`
+(as the predictor's `--predictor-args '{"tau": ...}'` are). Each file is parsed in file order, batches of
+64, without its gold annotation; gold heads only score.
 """
 import argparse
 import datetime
@@ -31,6 +32,7 @@ from allennlp.data import Batch  # noqa: E402
 from allennlp.models.archival import load_archive  # noqa: E402
 
 from run_experiments import git_commit, machine, save_analysis  # noqa: E402
+from seqgraph_allennlp.models import DecodingOptions  # noqa: E402
 from seqgraph_allennlp.predictors.seqgraph_parser import without_gold  # noqa: E402
 
 TAUS = [0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005]
@@ -48,15 +50,14 @@ def load_instances(archive, path: str):
 
 
 def decode(model, instances, gold: List[List[int]], tau: Optional[float], decoder: str = "valid") -> Dict:
-    model.tau = tau
-    model.decoder = decoder
+    decoding = DecodingOptions(decoder, tau)
     correct = words = steps = 0
     start = time.perf_counter()
     with torch.no_grad():
         for begin in range(0, len(instances), 64):
             batch = Batch(instances[begin: begin + 64])
             batch.index_instances(model.vocab)
-            output = model(**batch.as_tensor_dict())
+            output = model(**batch.as_tensor_dict(), decoding=decoding)
             heads = output["heads"][:, 1:].tolist()
             if "edge_steps" in output:
                 steps += int((output["edge_steps"].max(dim=-1).values + 1).sum())

@@ -3,15 +3,17 @@ seqgraph-allennlp: the Sequential Graph Dependency Parser (Welleck & Cho, 2019) 
 
 Importing this package registers every component, so `--include-package seqgraph_allennlp` is all a user
 passes. It also imports `allennlp_models.structured_prediction`, so the Dozat & Manning baseline
-(`biaffine_parser`) runs from the same command.
+(`biaffine_parser`) runs from the same command. Only when the running program is AllenNLP's command line
+does it also set the shipped configs' defaults and print user errors as one line
+(`configure_command_line`, which a Python program may call itself); any other importer's process is left
+as it is.
 """
 import allennlp_models.structured_prediction  # noqa: F401  (registers biaffine_parser)
 
-from seqgraph_allennlp.common.environment import set_default_environment
-from seqgraph_allennlp.common.errors import install_error_hook
+from seqgraph_allennlp.common.command_line import configure_command_line, running_allennlp_command_line
 
-set_default_environment()
-install_error_hook()
+if running_allennlp_command_line():
+    configure_command_line()
 
 from seqgraph_allennlp.dataset_readers import SeqGraphUDReader  # noqa: F401
 from seqgraph_allennlp.oracles import Oracle  # noqa: F401

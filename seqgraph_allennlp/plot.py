@@ -18,10 +18,14 @@ import os
 import sys
 from typing import List, Optional, Sequence
 
+# costs nothing: `python -m seqgraph_allennlp.plot` imports the package (torch included) before this module
+from seqgraph_allennlp.common.errors import SeqGraphError
+
 # Imports of torch, allennlp and this package are left to the functions that need them, so that the
 # command line checks its arguments (and `--help` answers) without loading them.
 
-ROOT = "ROOT"
+# the label of node 0, the root token, in the figures
+ROOT_TOKEN = "ROOT"
 EXIT_ERROR = 2
 # the heat maps' colours: a square-root scale, so that the small mass of later, flatter steps still shows
 COLOUR_GAMMA = 0.5
@@ -29,7 +33,7 @@ MAX_COLUMNS = 5
 LABEL_LENGTH = 12
 
 
-class PlotError(Exception):
+class PlotError(SeqGraphError):
     """A problem with the user's input: reported as one line, without a traceback."""
 
 
@@ -110,7 +114,7 @@ def plot_steps(
     num_steps = policies.shape[0]
     shown = num_steps if max_steps is None else min(num_steps, max_steps)
     num_nodes = len(words) + 1
-    nodes = [ROOT] + words
+    nodes = [ROOT_TOKEN] + words
 
     # the heat maps: rows are heads (ROOT and words), columns dependents (words; ROOT is never a dependent)
     maps = policies[:shown, :, 1:]

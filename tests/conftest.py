@@ -18,6 +18,19 @@ def single_thread():
     torch.set_num_threads(threads)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _command_line_defaults():
+    # tests read the shipped configs in-process with the defaults that `allennlp ... --include-package
+    # seqgraph_allennlp` gets (importing the package alone leaves the environment as it is)
+    from seqgraph_allennlp.common.environment import default_environment
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in default_environment().items():
+            if name not in os.environ:
+                patch.setenv(name, value)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _run_from_repository_root(monkeypatch):
     # configs name their data relative to the repository root, as a user runs them

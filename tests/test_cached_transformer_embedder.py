@@ -87,9 +87,65 @@ def test_cache_stops_growing_at_its_limit(tiny_bert):
     torch.testing.assert_close(cached(**batch), first)
 
 
-@pytest.mark.parametrize("option", [{"train_parameters": True}, {"last_layer_only": False}])
-def test_a_trained_transformer_cannot_be_cached(tiny_bert, option):
+def test_a_trained_transformer_cannot_be_cached(tiny_bert):
     with pytest.raises(ConfigurationError, match="frozen transformer"):
+        TokenEmbedder.from_params(Params({
+            "type": "cached_pretrained_transformer_mismatched", "model_name": tiny_bert, "train_parameters": True,
+        }))
+
+
+@pytest.mark.parametrize("option", [{"mixed_layers": [-1]}, {"last_layer_only": False, "mixed_layers": [2]},
+                                    {"last_layer_only": False, "mixed_layers": []}])
+def test_mixed_layers_need_a_mix_of_existing_layers(tiny_bert, option):
+    with pytest.raises(ConfigurationError, match="mixed_layers"):
         TokenEmbedder.from_params(Params({
             "type": "cached_pretrained_transformer_mismatched", "model_name": tiny_bert, **option,
         }))
+
+
+def test_a_mix_of_layers_is_trained_on_top_of_the_cache(tiny_bert, monkeypatch):
+    # AllenNLP's embedder mixes every layer before pooling pieces to words; the cached one pools each layer,
+    # caches, then mixes: the same vectors for the same mix weights
+    plain = PretrainedTransformerMismatchedEmbedder(tiny_bert, train_parameters=False, last_layer_only=False)
+    cached = TokenEmbedder.from_params(Params({
+        "type": "cached_pretrained_transformer_mismatched", "model_name": tiny_bert, "last_layer_only": False,
+    }))
+    mix = plain._matched_embedder._scalar_mix
+    with torch.no_grad():
+        for weight, value in zip(mix.scalar_parameters, (0.3, -1.2)):
+            weight.fill_(value)
+        mix.gamma.fill_(1.7)
+        cached._layer_mix.load_state_dict(mix.state_dict())
+    plain.eval()
+    cached.train()
+    batch = tensors(tiny_bert, SENTENCES[:3])
+    words = batch["mask"]
+    output = cached(**batch)
+    assert output.shape == (3, 6, 16)
+    torch.testing.assert_close(output[words], plain(**batch)[words], rtol=0, atol=1e-5)
+    assert output[1, 2:].abs().sum() == 0  # padding stays zero
+
+    # from the second time on: no transformer, and the mix weights still get their gradient
+    runs = []
+    original = cached._matched_embedder.forward
+    monkeypatch.setattr(cached._matched_embedder, "forward",
+                        lambda *args, **kwargs: runs.append(1) or original(*args, **kwargs))
+    again = cached(**batch)
+    assert runs == []
+    torch.testing.assert_close(again, output)
+    again.sum().backward()
+    assert all(weight.grad is not None and weight.grad.abs() > 0 for weight in cached._layer_mix.scalar_parameters)
+    assert cached._layer_mix.gamma.grad.abs() > 0
+    assert not any(parameter.requires_grad for parameter in cached._matched_embedder.parameters())
+
+
+def test_mixing_the_last_layer_alone_gives_the_last_layer(tiny_bert):
+    last = TokenEmbedder.from_params(Params({
+        "type": "cached_pretrained_transformer_mismatched", "model_name": tiny_bert,
+    }))
+    mixed = TokenEmbedder.from_params(Params({
+        "type": "cached_pretrained_transformer_mismatched", "model_name": tiny_bert, "last_layer_only": False,
+        "mixed_layers": [-1],
+    }))
+    batch = tensors(tiny_bert, SENTENCES)
+    torch.testing.assert_close(mixed(**batch), last(**batch), rtol=0, atol=1e-6)

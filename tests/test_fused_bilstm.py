@@ -138,7 +138,7 @@ def test_shipped_configs_pick_their_encoder_from_the_environment(config, encoder
 
     from allennlp.common import Params
 
-    import seqgraph_allennlp  # noqa: F401  (sets the default environment)
+    import seqgraph_allennlp  # noqa: F401  (registers the encoders; the defaults come from conftest.py)
 
     monkeypatch.setenv("ENCODER", encoder)
     path = Path(__file__).resolve().parents[1] / "training_config" / f"{config}.jsonnet"

@@ -8,7 +8,7 @@ from allennlp.common import Params
 from allennlp.common.testing import ModelTestCase
 
 import seqgraph_allennlp  # noqa: F401
-from seqgraph_allennlp.common import glove
+from seqgraph_assets import glove
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE_GLOVE = ROOT / "fixtures" / "glove" / "glove.fixture.8d.txt"
@@ -36,7 +36,7 @@ def test_the_installed_package_converts_to_what_the_config_reads():
     assert len(words) == 400000 and vectors.shape == (400000, 50)
     assert words[:3] == ["the", ",", "."]
     assert next(glove.glove_lines(words[:1], vectors[:1])).startswith("the 0.418 0.24968 -0.41242 ")
-    # `make install` wrote it, and importing the package points the config at it
+    # `make install` wrote it, and the command line's defaults point the config at it
     params = Params.from_file(str(ROOT / "training_config" / "coach_valid_glove.jsonnet"))
     embedder = params["model"]["text_field_embedder"]["token_embedders"]["glove"]
     assert Path(embedder["pretrained_file"]) == glove.default_glove_path()
@@ -46,9 +46,9 @@ def test_the_installed_package_converts_to_what_the_config_reads():
 
 
 def test_glove_config_says_what_to_install_when_the_vectors_are_missing(monkeypatch):
-    # what importing seqgraph_allennlp sets when the text file has not been written
+    # what the command line sets when the text file has not been written
     monkeypatch.setenv("GLOVE_6B_50D", "")
-    with pytest.raises(RuntimeError, match="python -m seqgraph_allennlp.common.glove"):
+    with pytest.raises(RuntimeError, match="python -m seqgraph_assets.glove"):
         Params.from_file(str(ROOT / "training_config" / "coach_valid_glove.jsonnet"))
 
 

@@ -31,8 +31,8 @@ def sequential_loss(model, initial_scores, encoded, final_state, node_mask, gold
     num_steps = num_nodes - 1 if model.recurrent else 1
     for step in range(num_steps):
         valid = valid_mask(adjacency, reachability, node_mask, model.single_root)
-        support = valid if model.policy_support == "valid" else None
-        log_probs = edge_log_probs(score_function(last_edges), node_mask, support)
+        policy_support = valid if model.policy_support == "valid" else None
+        log_probs = edge_log_probs(score_function(last_edges), node_mask, policy_support)
         free = free_edges(gold_adjacency, valid)
         has_target = free.reshape(batch_size, -1).any(dim=-1)
         total = total + (kl_divergence(model.oracle(free, log_probs), log_probs) * has_target).sum()
@@ -209,3 +209,36 @@ def test_every_oracle_and_roll_in_pair_trains_a_step(oracle, roll_in, batch_and_
     # the recurrent update's weight starts at zero and learns from the first step
     name = "recurrent_weight.attention._weight_matrix"
     assert not torch.equal(dict(model.named_parameters())[name], before[name])
+
+
+def test_head_selection_loss_is_the_per_word_cross_entropy(batch_and_vocab):
+    tensors, vocab = batch_and_vocab
+    params = Params.from_file(str(ROOT / "fixtures" / "configs" / "coach_valid.jsonnet"))
+    torch.manual_seed(0)
+    model = Model.from_params(vocab=vocab, params=params["model"])
+    model.eval()
+    assert model.head_selection_weight == 1.0
+    with torch.no_grad():
+        output = model(**tensors)
+        initial_scores, _, _, node_mask = model._encode(tensors["words"], None)
+    gold = torch.cat([tensors["head_indices"].new_zeros(node_mask.size(0), 1), tensors["head_indices"]], dim=1)
+    # reference: a Python loop over sentences and words, softmax over the other real nodes
+    total, count = 0.0, 0
+    for sentence in range(node_mask.size(0)):
+        length = int(node_mask[sentence].sum())
+        for dependent in range(1, length):
+            candidates = [head for head in range(length) if head != dependent]
+            column = initial_scores[sentence, candidates, dependent]
+            log_probs = torch.log_softmax(column, dim=0)
+            total -= float(log_probs[candidates.index(int(gold[sentence, dependent]))])
+            count += 1
+    assert float(output["head_selection_loss"]) == pytest.approx(total / count, rel=1e-4)
+    assert "head_nll" in model.get_metrics()
+    # the weight scales that term alone: the loss grows by weight x the hand-computed value (eval mode: the
+    # roll-in's coins come from a fixed seed, so the other terms repeat exactly)
+    losses = {}
+    for weight in (0.0, 2.5):
+        model.head_selection_weight = weight
+        with torch.no_grad():
+            losses[weight] = float(model(**tensors)["loss"])
+    assert losses[2.5] - losses[0.0] == pytest.approx(2.5 * total / count, rel=1e-4)

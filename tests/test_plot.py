@@ -67,7 +67,9 @@ def test_cli_writes_a_png(archive_path, tmp_path):
     assert len(data) > 20_000
 
 
-def test_one_panel_per_word_and_a_tree(archive, tmp_path):
+def test_one_panel_per_word_and_a_tree(archive, archive_path, tmp_path):
+    from allennlp.models.archival import load_archive
+
     from seqgraph_allennlp.plot import plot_steps
 
     words = SENTENCE.split()
@@ -75,11 +77,8 @@ def test_one_panel_per_word_and_a_tree(archive, tmp_path):
     steps_with_tau = len(_step_axes(plot_steps(archive.model, archive.dataset_reader, words, str(tmp_path / "tau.png"))))
     assert 1 <= steps_with_tau <= len(words)
     # one edge per step: a panel per word
-    tau, archive.model.tau = archive.model.tau, None
-    try:
-        figure = plot_steps(archive.model, archive.dataset_reader, words, str(tmp_path / "steps.png"))
-    finally:
-        archive.model.tau = tau
+    one_edge = load_archive(str(archive_path), overrides=json.dumps({"model.tau": None}))
+    figure = plot_steps(one_edge.model, one_edge.dataset_reader, words, str(tmp_path / "steps.png"))
     panels = _step_axes(figure)
     assert len(panels) == len(words)
     assert [axes.get_label() for axes in figure.axes].count("tree") == 1
@@ -99,16 +98,17 @@ def test_max_steps_caps_the_panels(archive):
 
 
 def test_plot_steps_rejects_an_mst_model(archive):
+    from allennlp.common import Params
+    from allennlp.models import Model
+
     from seqgraph_allennlp.plot import PlotError, plot_steps
 
-    model = archive.model
-    decoder = model.decoder
-    model.decoder = "mst"
-    try:
-        with pytest.raises(PlotError, match="mst"):
-            plot_steps(model, archive.dataset_reader, SENTENCE.split(), None)
-    finally:
-        model.decoder = decoder
+    # a one-step model that decodes with Chu-Liu-Edmonds (a recurrent one cannot), untrained
+    params = Params.from_file(str(CONFIGS / "one_step_mst.jsonnet"))
+    model = Model.from_params(vocab=archive.model.vocab, params=params["model"])
+    assert model.decoder == "mst"
+    with pytest.raises(PlotError, match="mst"):
+        plot_steps(model, archive.dataset_reader, SENTENCE.split(), None)
 
 
 def test_missing_model_is_one_line_with_status_2(tmp_path):

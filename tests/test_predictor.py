@@ -19,6 +19,7 @@ from allennlp.predictors import Predictor
 
 import seqgraph_allennlp  # noqa: F401
 from seqgraph_allennlp.common.conllu import check_tree, find_tree_problem, parse_string
+from seqgraph_allennlp.models import DecodingOptions
 from seqgraph_allennlp.predictors import SeqGraphParserPredictor
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -320,7 +321,8 @@ def test_allennlp_predict_command(trained_model_archive, tmp_path):
 def test_multi_edge_decoding_without_retraining(trained_model_archive, archive):
     # a predictor argument (`--predictor-args '{"tau": 0.001}'`) ...
     predictor = Predictor.from_archive(load_archive(trained_model_archive), "seqgraph_parser", extra_args={"tau": 0.001})
-    assert predictor._model.tau == 0.001
+    # the predictor passes tau to each call and leaves the model as its config made it
+    assert predictor._model.tau == 0.05
     words = "the dog saw a cat in the garden with a big old telescope".split()
     record = predictor.predict_json({"words": words})
     assert len(record["predicted_heads"]) == len(words)
@@ -331,7 +333,8 @@ def test_multi_edge_decoding_without_retraining(trained_model_archive, archive):
     predictor._dataset_reader.apply_token_indexers(instance)
     batch = Batch([instance])
     batch.index_instances(predictor._model.vocab)
-    output = predictor._model(**batch.as_tensor_dict())
+    output = predictor._model(**batch.as_tensor_dict(), decoding=DecodingOptions(tau=0.001))
+    assert output["edges"][0].tolist() == record["generation_order"]
     # several edges in at least one step: fewer steps than words
     assert int(output["edge_steps"].max()) + 1 < len(words)
     with pytest.raises(ConfigurationError, match="tau must be in"):
@@ -341,6 +344,23 @@ def test_multi_edge_decoding_without_retraining(trained_model_archive, archive):
     # the archive keeps its config's tau (0.05 for the recommended config); null gives one edge per step
     assert load_archive(trained_model_archive).model.tau == 0.05
     assert load_archive(trained_model_archive, overrides='{"model.tau": null}').model.tau is None
+
+
+@pytest.mark.parametrize("tau", [0.001, 0.3, 1.0])
+def test_predictor_tau_parses_as_the_same_tau_in_the_config(trained_model_archive, archive, tau):
+    # the way tau used to reach the decoder, by the model's own setting: here its config
+    configured = Predictor.from_archive(
+        load_archive(trained_model_archive, overrides=json.dumps({"model.tau": tau})), "seqgraph_parser"
+    )
+    assert configured._model.tau == tau
+    predictor = Predictor.from_archive(archive, "seqgraph_parser", extra_args={"tau": tau})
+    sentences = parse_string((CONLLU / "en_small.conllu").read_text(encoding="utf-8"), "en_small.conllu")
+    records = [{"words": sentence.forms} for sentence in sentences]
+    # several edges in a step at tau 0.001 (test_multi_edge_decoding_without_retraining)
+    records.append({"words": "the dog saw a cat in the garden with a big old telescope".split()})
+    expected = configured.predict_batch_json(records)
+    assert predictor.predict_batch_json(records) == expected
+    assert archive.model.tau == 0.05
 
 
 def test_biaffine_baseline_predicts_conllu_without_warnings(caplog):

@@ -77,7 +77,7 @@ def test_table3_preset_covers_the_papers_nine_rows_and_reproduces_them():
 
 
 def test_table3_rows_build_the_oracle_and_roll_in_they_name():
-    import seqgraph_allennlp  # noqa: F401  (defaults for the data-path variables)
+    import seqgraph_allennlp  # noqa: F401  (registers the components; conftest.py sets the data paths)
     from allennlp.common import Params
 
     for spec in run_experiments.PRESETS["table3"]:

@@ -240,6 +240,19 @@ def test_edge_log_probs_normalised_and_independent_of_padding(lengths, seed):
         assert torch.allclose(alone, batched, atol=1e-4)
 
 
+def test_edge_log_probs_with_empty_policy_support_is_finite():
+    scores = torch.randn(2, 3, 3)
+    node_mask = torch.ones(2, 3, dtype=torch.bool)
+    policy_support = torch.zeros(2, 3, 3, dtype=torch.bool)
+    policy_support[0, 0, 1] = True
+    log_probs = edge_log_probs(scores, node_mask, policy_support)
+    assert torch.isfinite(log_probs).all()
+    assert log_probs[0, 1] == pytest.approx(0.0)
+    # the second sentence has no supported edge (a complete tree): it falls back to all its edges
+    assert torch.allclose(log_probs[1], edge_log_probs(scores, node_mask)[1])
+
+
+
 # ---------------------------------------------------------------------------------------------------------
 # transitive_closure and add_edge
 # ---------------------------------------------------------------------------------------------------------
@@ -522,17 +535,23 @@ def test_greedy_decode_full_size_padded_batch(tau, single_root):
     lengths=st.lists(st.integers(1, 10), min_size=1, max_size=3),
     seed=seed_strategy,
     tau=st.sampled_from(TAUS),
+    single_root=st.booleans(),
 )
-def test_greedy_decode_keeps_each_steps_policy(lengths, seed, tau):
+def test_greedy_decode_keeps_each_steps_policy_and_valid_edges(lengths, seed, tau, single_root):
     rng = generator(seed)
     node_mask = make_node_mask(lengths)
     batch_size, num_nodes = node_mask.shape
     score_function = StepScores(rng, batch_size, num_nodes, max(lengths), scale=2.0)
-    assert greedy_valid_decode(score_function, node_mask, tau=tau).policies is None
+    plain = greedy_valid_decode(score_function, node_mask, single_root=single_root, tau=tau)
+    assert plain.policies is None and plain.valid_edges is None
     score_function.received.clear()
-    decoding = greedy_valid_decode(score_function, node_mask, tau=tau, keep_policies=True)
+    decoding = greedy_valid_decode(score_function, node_mask, single_root=single_root, tau=tau, keep_steps=True)
     num_steps = len(score_function.received)
     assert decoding.policies.shape == (batch_size, num_steps, num_nodes, num_nodes)
+    assert decoding.valid_edges.shape == (batch_size, num_steps, num_nodes, num_nodes)
+    # keeping the steps changes nothing else
+    assert torch.equal(decoding.edges, plain.edges) and torch.equal(decoding.edge_steps, plain.edge_steps)
+    all_edges, all_steps = decoding.edges.tolist(), decoding.edge_steps.tolist()
     for b, length in enumerate(lengths):
         for step in range(num_steps):
             # the policy of equation (5): softmax over the sentence's (N+1)^2 edges, 0 on padding
@@ -540,12 +559,24 @@ def test_greedy_decode_keeps_each_steps_policy(lengths, seed, tau):
             real = score_function.scores[step][b, : length + 1, : length + 1]
             expected[: length + 1, : length + 1] = torch.softmax(real.reshape(-1), dim=0).reshape(real.shape)
             assert torch.allclose(decoding.policies[b, step], expected, atol=1e-6)
+            # the valid edges at the start of the step: those that keep the tree of the earlier steps a tree
+            earlier = {tuple(all_edges[b][p]) for p in range(length) if all_steps[b][p] < step}
+            valid = decoding.valid_edges[b, step].tolist()
+            for head in range(num_nodes):
+                for dependent in range(num_nodes):
+                    expected_valid = head <= length and dependent <= length and py_edge_keeps_tree(
+                        earlier, head, dependent, length, single_root
+                    )
+                    assert valid[head][dependent] == expected_valid, (b, step, head, dependent, earlier)
         for position in range(length):
-            head, dependent = decoding.edges[b, position].tolist()
-            step = int(decoding.edge_steps[b, position])
+            head, dependent = all_edges[b][position]
+            step = all_steps[b][position]
             assert float(decoding.edge_probabilities[b, position]) == pytest.approx(
                 float(decoding.policies[b, step, head, dependent]), rel=1e-5
             )
+            if position == 0 or all_steps[b][position - 1] != step:
+                # a step's first edge is one of its valid edges (the later ones of a step: see tau)
+                assert decoding.valid_edges[b, step, head, dependent]
 
 
 def reference_greedy(
@@ -706,6 +737,29 @@ def test_greedy_decode_batch_equals_sentences_alone(lengths, seed, tau):
         assert batched.edges[b, :length].tolist() == alone.edges[0].tolist()
         assert batched.edge_steps[b, :length].tolist() == alone.edge_steps[0].tolist()
         assert torch.allclose(batched.edge_probabilities[b, :length], alone.edge_probabilities[0], rtol=1e-4)
+
+
+def test_greedy_decode_valid_policy_support_changes_probabilities_not_choices():
+    torch.manual_seed(3)
+    node_mask = torch.tensor([[True] * 7, [True] * 5 + [False] * 2])
+    step_scores = [torch.randn(2, 7, 7) * 3 for _ in range(7)]
+
+    def make():
+        steps = iter(step_scores)
+        return lambda last: next(steps)
+
+    plain = greedy_valid_decode(make(), node_mask)
+    restricted = greedy_valid_decode(make(), node_mask, policy_support="valid")
+    assert torch.equal(plain.heads, restricted.heads)
+    assert torch.equal(plain.edges, restricted.edges)
+    chosen = plain.edges[:, :, 0] >= 0
+    # each chosen edge has at least its probability under the full softmax, strictly more where invalid
+    # edges had mass
+    assert (restricted.edge_probabilities[chosen] >= plain.edge_probabilities[chosen] - 1e-6).all()
+    assert (restricted.edge_probabilities[chosen] > plain.edge_probabilities[chosen] + 1e-6).any()
+    # the values of the model's config key, nothing else
+    with pytest.raises(ValueError, match="policy_support"):
+        greedy_valid_decode(make(), node_mask, policy_support="gold")
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -25,13 +25,15 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 from conllu.exceptions import ParseException
 from conllu.parser import parse_comment_line, parse_id_value, parse_int_value
 
+from seqgraph_allennlp.common.errors import SeqGraphError
+
 NUM_COLUMNS = 10
 # 0-based positions of the columns that `format_sentence` rewrites.
 HEAD_COLUMN = 6
 DEPREL_COLUMN = 7
 
 
-class ConlluError(ValueError):
+class ConlluError(SeqGraphError, ValueError):
     """
     A malformed CoNLL-U file. The message is one line: `path:line: problem`.
     """

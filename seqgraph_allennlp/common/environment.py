@@ -2,16 +2,21 @@
 Defaults for the environment variables that the shipped jsonnet configs read with `std.extVar`.
 
 Jsonnet has no default for an undefined external variable, and AllenNLP passes the process environment as
-the external variables, so importing the package (which `--include-package seqgraph_allennlp` does before
-the config is read) sets each variable that the user has not set. A user changes a path with
-`TRAIN_DATA_PATH=... allennlp train ...` or with `--overrides`.
+the external variables, so at the start of AllenNLP's command line (`seqgraph_allennlp.common.command_line`,
+which `--include-package seqgraph_allennlp` runs before the config is read) the package sets each variable
+that the user has not set. A user changes a path with `TRAIN_DATA_PATH=... allennlp train ...` or with
+`--overrides`.
 """
 import importlib.util
 import os
 from pathlib import Path
+from typing import Dict
 
-from seqgraph_allennlp.common.glove import default_glove_path
-from seqgraph_allennlp.common.multilingual_e5 import default_model_directory
+from seqgraph_assets.locations import (
+    default_glove_path,
+    default_mpnet_directory,
+    default_multilingual_e5_directory,
+)
 
 
 def pretrained_minilm_directory() -> str:
@@ -37,23 +42,32 @@ DEFAULT_ENVIRONMENT = {
     # training_config/oracle_rollin.jsonnet: one row of the paper's Table 3
     "ORACLE": "coaching",
     "ROLL_IN": "valid_policy",
-    # Hugging Face libraries never reach for a model hub: pretrained models come from installed packages
-    "HF_HUB_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
 }
 
 
+def default_environment() -> Dict[str, str]:
+    """
+    Every variable the shipped configs read, with its default. The paths of the pretrained models are ""
+    where `make install` has not written (or installed) them: the config that needs one then says what to
+    install.
+    """
+    glove_file = default_glove_path()
+    e5_directory = default_multilingual_e5_directory()
+    mpnet_directory = default_mpnet_directory()
+    return {
+        **DEFAULT_ENVIRONMENT,
+        # training_config/coach_valid_pretrained.jsonnet: where the pretrained encoder lies
+        "PRETRAINED_MINILM": pretrained_minilm_directory(),
+        # training_config/coach_valid_glove.jsonnet: the text file that `make install` writes
+        "GLOVE_6B_50D": str(glove_file) if glove_file.exists() else "",
+        # training_config/coach_valid_multilingual.jsonnet: the model directory that `make install` writes
+        "PRETRAINED_MULTILINGUAL_E5": str(e5_directory) if (e5_directory / "config.json").exists() else "",
+        # training_config/coach_valid_mpnet.jsonnet: the model directory that `make english` writes
+        "PRETRAINED_MPNET": str(mpnet_directory) if (mpnet_directory / "config.json").exists() else "",
+    }
+
+
 def set_default_environment() -> None:
-    for name, value in DEFAULT_ENVIRONMENT.items():
+    """Sets each variable of `default_environment()` that the process environment lacks."""
+    for name, value in default_environment().items():
         os.environ.setdefault(name, value)
-    # training_config/coach_valid_pretrained.jsonnet: where the pretrained encoder lies
-    if "PRETRAINED_MINILM" not in os.environ:
-        os.environ["PRETRAINED_MINILM"] = pretrained_minilm_directory()
-    # training_config/coach_valid_glove.jsonnet: the text file that `make install` writes
-    if "GLOVE_6B_50D" not in os.environ:
-        glove_file = default_glove_path()
-        os.environ["GLOVE_6B_50D"] = str(glove_file) if glove_file.exists() else ""
-    # training_config/coach_valid_multilingual.jsonnet: the model directory that `make install` writes
-    if "PRETRAINED_MULTILINGUAL_E5" not in os.environ:
-        e5_directory = default_model_directory()
-        os.environ["PRETRAINED_MULTILINGUAL_E5"] = str(e5_directory) if (e5_directory / "config.json").exists() else ""

@@ -2,9 +2,10 @@
 Errors about the user's input, and a hook that prints them as one line instead of a traceback.
 
 `allennlp train`, `evaluate` and `predict` read data deep inside AllenNLP's data loaders, so an error in a
-CoNLL-U file would surface as a long traceback through library code. Importing the package installs a
-`sys.excepthook` that prints these errors (and only these) as `error: path:line: problem`; the process still
-exits with status 1. Set `SEQGRAPH_TRACEBACK=1` to see the full traceback.
+CoNLL-U file would surface as a long traceback through library code. At the start of AllenNLP's command
+line (`seqgraph_allennlp.common.command_line`) the package installs a `sys.excepthook` that prints these
+errors (and only these) as `error: path:line: problem`; the process still exits with status 1. Set
+`SEQGRAPH_TRACEBACK=1` to see the full traceback.
 
 `allennlp train` replaces `sys.excepthook` with its own (which logs every uncaught exception with its
 traceback) in `prepare_global_logging`, after the package is imported; that function is wrapped so the
@@ -12,18 +13,26 @@ hook is put back in front of AllenNLP's, which still handles every other excepti
 """
 import os
 import sys
+from typing import Tuple, Type
 
 
-class SentenceTooLongError(ValueError):
+class SeqGraphError(Exception):
+    """
+    The base of the errors about the user's input (a malformed CoNLL-U file, a sentence too long for the
+    model, ...), whose message is one line that says what to fix. Each subclass keeps its own older parent
+    too (most are also `ValueError`s), so code that catches those still catches them.
+    """
+
+
+class SentenceTooLongError(SeqGraphError, ValueError):
     """
     A sentence longer than the model's position embeddings (`recurrent_weight.max_sentence_length`).
     """
 
 
-def user_error_types():
-    from seqgraph_allennlp.common.conllu import ConlluError
-
-    return (ConlluError, SentenceTooLongError)
+def user_error_types() -> Tuple[Type[BaseException], ...]:
+    """The exceptions that the hook prints as one line."""
+    return (SeqGraphError,)
 
 
 # how the jsonnet library reports an `assert` or `error` in a config: its message is for the user
@@ -43,6 +52,7 @@ def jsonnet_message(text: str) -> str:
 
 
 def install_error_hook() -> None:
+    """Installs the hook (once, however often it is called), and keeps it in front of AllenNLP's."""
     _chain_hook()
     _keep_hook_after_allennlp_logging()
 

@@ -1,2 +1,2 @@
-from seqgraph_allennlp.models.seqgraph_parser import SeqGraphParser  # noqa: F401
+from seqgraph_allennlp.models.seqgraph_parser import DecodingOptions, SeqGraphParser  # noqa: F401
 from seqgraph_allennlp.models.conll18_biaffine_parser import Conll18BiaffineParser  # noqa: F401

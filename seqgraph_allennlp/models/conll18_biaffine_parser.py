@@ -46,6 +46,13 @@ class Conll18BiaffineParser(BiaffineDependencyParser):
         self.tag_bilinear = MatmulBilinear(bilinear.in1_features, bilinear.in2_features, bilinear.out_features)
         self.tag_bilinear.load_state_dict(bilinear.state_dict())
 
+    @property
+    def uses_pos_tags(self) -> bool:
+        """
+        Whether the model embeds POS tags, and so needs `pos_tags` from the reader.
+        """
+        return self._pos_tag_embedding is not None
+
     def forward(  # type: ignore
         self,
         words: TextFieldTensors,

@@ -1,6 +1,6 @@
 import copy
 import logging
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import torch
 from allennlp.common.checks import ConfigurationError, check_dimensions_match
@@ -21,7 +21,9 @@ from seqgraph_allennlp.oracles.uniform import UniformOracle
 from seqgraph_allennlp.roll_ins import RollIn
 from seqgraph_allennlp.roll_ins.uniform import UniformRollIn
 from seqgraph_allennlp.structs.tree import (
+    POLICY_SUPPORTS,
     TreeState,
+    ValidDecoding,
     edge_log_partition,
     greedy_valid_decode,
     heads_to_adjacency,
@@ -44,6 +46,44 @@ def kl_divergence(target: torch.Tensor, log_probs: torch.Tensor) -> torch.Tensor
     positive = target > 0
     terms = target * (torch.log(target.clamp(min=1e-30)) - log_probs)
     return torch.where(positive, terms, torch.zeros_like(terms)).sum(dim=-1)
+
+
+DECODERS = ("valid", "mst")
+
+
+class DecodingOptions(NamedTuple):
+    """
+    How a `SeqGraphParser` decodes. A model decodes with those of its config (`SeqGraphParser.decoding`)
+    unless a call gives others (`forward(..., decoding=...)`, `decode_steps`): a predictor or a sweep
+    changes the decoder of a trained model without retraining and without changing the model.
+
+    # Parameters
+
+    decoder : `str`, optional (default = `"valid"`)
+        `"valid"`, the greedy valid decoder (Appendix A), or `"mst"`, Chu-Liu-Edmonds (one-step model only).
+    tau : `float`, optional (default = `None`)
+        The valid decoder's multi-edge threshold (Appendix A), in `(0, 1]`; `None` adds one edge per step.
+    """
+
+    decoder: str = "valid"
+    tau: Optional[float] = None
+
+
+def check_decoding_options(options: DecodingOptions, recurrent: bool) -> DecodingOptions:
+    """
+    Returns `options` when a model (recurrent or one-step) can decode with them; raises
+    `ConfigurationError` saying why not otherwise. The one check of decoding options, whether they come
+    from a config or from a call.
+    """
+    if options.decoder not in DECODERS:
+        raise ConfigurationError(f'seqgraph_parser: decoder must be "valid" or "mst", got "{options.decoder}"')
+    if options.decoder == "mst" and recurrent:
+        raise ConfigurationError(
+            'seqgraph_parser: decoder "mst" needs one set of scores: use it with recurrent: false'
+        )
+    if options.tau is not None and not 0.0 < options.tau <= 1.0:
+        raise ConfigurationError(f"seqgraph_parser: tau must be in (0, 1], got {options.tau}")
+    return options
 
 
 # The cost of one extra chunk of states, in units of `V^3` (one sentence's states of one node): a chunk
@@ -120,7 +160,8 @@ class SeqGraphParser(Model):
     oracle : `Oracle`, optional (default = `uniform`)
     roll_in : `RollIn`, optional (default = `uniform`)
     decoder : `str`, optional (default = `"valid"`)
-        `"valid"` or, for the one-step model, `"mst"`.
+        `"valid"` or, for the one-step model, `"mst"`. With `tau`, the options a call decodes with unless
+        it passes others (`decoding`, `DecodingOptions`).
     policy_support : `str`, optional (default = `"all"`)
         `"all"`: the policy is a softmax over all `V x V` edges (equation 5); `"valid"`: over the edges
         valid in the current state (training and decoding).
@@ -163,18 +204,13 @@ class SeqGraphParser(Model):
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        if decoder not in ("valid", "mst"):
-            raise ConfigurationError(f'seqgraph_parser: decoder must be "valid" or "mst", got "{decoder}"')
-        if decoder == "mst" and recurrent:
-            raise ConfigurationError(
-                'seqgraph_parser: decoder "mst" needs one set of scores: use it with recurrent: false'
-            )
+        self._decoding = check_decoding_options(DecodingOptions(decoder, tau), recurrent)
         if not recurrent and (oracle is not None or roll_in is not None):
             raise ConfigurationError(
                 "seqgraph_parser: the one-step model (recurrent: false) trains with one uniform-oracle "
                 "step over all gold edges; remove `oracle` and `roll_in` from the config"
             )
-        if policy_support not in ("all", "valid"):
+        if policy_support not in POLICY_SUPPORTS:
             raise ConfigurationError(
                 f'seqgraph_parser: policy_support must be "all" or "valid", got "{policy_support}"'
             )
@@ -182,8 +218,6 @@ class SeqGraphParser(Model):
             raise ConfigurationError(
                 f"seqgraph_parser: head_selection_weight must be >= 0, got {head_selection_weight}"
             )
-        if tau is not None and not 0.0 < tau <= 1.0:
-            raise ConfigurationError(f"seqgraph_parser: tau must be in (0, 1], got {tau}")
 
         self.text_field_embedder = text_field_embedder
         self.encoder = encoder
@@ -212,10 +246,8 @@ class SeqGraphParser(Model):
         )
         self.oracle = oracle or UniformOracle()
         self.roll_in = roll_in or UniformRollIn()
-        self.decoder = decoder
         self.policy_support = policy_support
         self.head_selection_weight = head_selection_weight
-        self.tau = tau
         self.single_root = single_root
 
         self.predict_labels = predict_labels
@@ -257,6 +289,32 @@ class SeqGraphParser(Model):
     def max_sentence_length(self) -> Optional[int]:
         return self.recurrent_weight.max_sentence_length if self.recurrent_weight is not None else None
 
+    @property
+    def decoding(self) -> DecodingOptions:
+        """
+        The decoding options of the config, used by every call that gives none. Read-only: to decode a
+        trained model otherwise, pass `DecodingOptions` to `forward` or `decode_steps`.
+        """
+        return self._decoding
+
+    @property
+    def decoder(self) -> str:
+        return self._decoding.decoder
+
+    @property
+    def tau(self) -> Optional[float]:
+        return self._decoding.tau
+
+    @property
+    def uses_pos_tags(self) -> bool:
+        """
+        Whether the model embeds POS tags, and so needs `pos_tags` from the reader.
+        """
+        return self._pos_tag_embedding is not None
+
+    def _decoding_options(self, decoding: Optional[DecodingOptions]) -> DecodingOptions:
+        return self._decoding if decoding is None else check_decoding_options(decoding, self.recurrent)
+
     def forward(
         self,  # type: ignore
         words: TextFieldTensors,
@@ -264,6 +322,7 @@ class SeqGraphParser(Model):
         pos_tags: torch.LongTensor = None,
         head_tags: torch.LongTensor = None,
         head_indices: torch.LongTensor = None,
+        decoding: Optional[DecodingOptions] = None,
     ) -> Dict[str, torch.Tensor]:
         """
         # Parameters
@@ -274,6 +333,8 @@ class SeqGraphParser(Model):
         pos_tags : `torch.LongTensor`, optional, `(batch_size, N)`
         head_tags : `torch.LongTensor`, optional, `(batch_size, N)`, gold labels.
         head_indices : `torch.LongTensor`, optional, `(batch_size, N)`, gold heads (0 is the root).
+        decoding : `DecodingOptions`, optional (default = `None`)
+            How to decode this batch; `None` decodes with the model's own options (`self.decoding`).
 
         # Returns
 
@@ -281,6 +342,7 @@ class SeqGraphParser(Model):
         order, `edge_steps` and `edge_probabilities` `(batch_size, N)`, `mask` `(batch_size, V)`, and with
         gold heads `loss` (the mean KL plus `label_loss`).
         """
+        decoding = self._decoding_options(decoding)
         initial_scores, encoded, final_state, node_mask = self._encode(words, pos_tags)
         batch_size = node_mask.size(0)
         # shape (batch_size, N): the words, without the root
@@ -322,12 +384,12 @@ class SeqGraphParser(Model):
             # every step: training batches report their losses, UAS and LAS come from validation
             return output
 
-        heads, decoding = self._decode(initial_scores, encoded, final_state, node_mask)
+        heads, valid_decoding = self._decode(initial_scores, encoded, final_state, node_mask, decoding)
         output["heads"] = heads
-        if decoding is not None:
-            output["edges"] = decoding.edges
-            output["edge_steps"] = decoding.edge_steps
-            output["edge_probabilities"] = decoding.edge_probabilities
+        if valid_decoding is not None:
+            output["edges"] = valid_decoding.edges
+            output["edge_steps"] = valid_decoding.edge_steps
+            output["edge_probabilities"] = valid_decoding.edge_probabilities
 
         predicted_labels = torch.zeros_like(heads)
         if self.predict_labels:
@@ -398,31 +460,38 @@ class SeqGraphParser(Model):
         return initial_scores, encoded, final_state, node_mask
 
     def decode_steps(
-        self, words: TextFieldTensors, pos_tags: Optional[torch.LongTensor] = None
+        self,
+        words: TextFieldTensors,
+        pos_tags: Optional[torch.LongTensor] = None,
+        decoding: Optional[DecodingOptions] = None,
     ) -> Dict[str, torch.Tensor]:
         """
-        Greedy valid decoding that also returns each step's policy, for inspecting the generation order
-        (`python -m seqgraph_allennlp.plot`).
+        Greedy valid decoding that also returns each step's policy and valid edges, for inspecting the
+        generation order (`python -m seqgraph_allennlp.plot`, `scripts/easy_first.py`).
+
+        # Parameters
+
+        words : `TextFieldTensors`
+        pos_tags : `torch.LongTensor`, optional, `(batch_size, N)`
+        decoding : `DecodingOptions`, optional (default = `None`)
+            As in `forward`; the decoder must be `"valid"`.
 
         # Returns
 
         `heads` `(batch_size, V)`, `edges`, `edge_steps`, `edge_probabilities` as in `forward`, `mask`
-        `(batch_size, V)` and `policies` `(batch_size, num_steps, V, V)`, the policy over
-        `[head, dependent]` edges at each step.
+        `(batch_size, V)`, `policies` `(batch_size, num_steps, V, V)`, the policy over `[head, dependent]`
+        edges at each step, and `valid_edges` `(batch_size, num_steps, V, V)`, the edges valid at the
+        start of each step.
         """
+        decoding = self._decoding_options(decoding)
+        if decoding.decoder == "mst":
+            raise ConfigurationError("decode_steps needs the valid decoder; this model decodes with MST")
         with torch.no_grad():
             initial_scores, encoded, final_state, node_mask = self._encode(words, pos_tags)
-            if self.decoder == "mst":
-                raise ConfigurationError("decode_steps needs the valid decoder; this model decodes with MST")
-            decoding = greedy_valid_decode(
-                self._score_function(initial_scores, encoded, final_state),
-                node_mask,
-                single_root=self.single_root,
-                tau=self.tau,
-                keep_policies=True,
-                valid_support=self.policy_support == "valid",
+            valid_decoding = self._greedy_valid_decode(
+                initial_scores, encoded, final_state, node_mask, decoding.tau, keep_steps=True
             )
-        return {"mask": node_mask, **decoding._asdict()}
+        return {"mask": node_mask, **valid_decoding._asdict()}
 
     def _score_function(
         self,
@@ -523,8 +592,8 @@ class SeqGraphParser(Model):
         gold_index, is_gold = gold_edge_index(gold_heads, node_mask)
         state_gold_index = gold_index.unsqueeze(1).expand(-1, num_states, -1)
         free = valid.flatten(2).gather(2, state_gold_index) & is_gold.unsqueeze(1)
-        support = valid if self.policy_support == "valid" else None
-        log_partition = edge_log_partition(scores, node_mask, support)
+        policy_support = valid if self.policy_support == "valid" else None
+        log_partition = edge_log_partition(scores, node_mask, policy_support)
         gold_log_probs = scores.flatten(2).gather(2, state_gold_index) - log_partition.unsqueeze(-1)
         # every state becomes a row: shape (batch_size * T, V)
         free = free.reshape(-1, num_nodes)
@@ -599,17 +668,40 @@ class SeqGraphParser(Model):
         words = word_mask(node_mask)
         return -(gold_log_probs * words).sum() / words.sum().clamp(min=1)
 
-    def _decode(self, initial_scores, encoded, final_state, node_mask):
-        if self.decoder == "mst":
+    def _decode(
+        self,
+        initial_scores: torch.Tensor,
+        encoded: torch.Tensor,
+        final_state: torch.Tensor,
+        node_mask: torch.BoolTensor,
+        decoding: DecodingOptions,
+    ) -> Tuple[torch.LongTensor, Optional[ValidDecoding]]:
+        """
+        The `(batch_size, V)` heads decoded as `decoding` says, and the valid decoder's output (`None` for
+        MST).
+        """
+        if decoding.decoder == "mst":
             return mst_decode(initial_scores, node_mask), None
-        decoding = greedy_valid_decode(
+        valid_decoding = self._greedy_valid_decode(initial_scores, encoded, final_state, node_mask, decoding.tau)
+        return valid_decoding.heads, valid_decoding
+
+    def _greedy_valid_decode(
+        self,
+        initial_scores: torch.Tensor,
+        encoded: torch.Tensor,
+        final_state: torch.Tensor,
+        node_mask: torch.BoolTensor,
+        tau: Optional[float],
+        keep_steps: bool = False,
+    ) -> ValidDecoding:
+        return greedy_valid_decode(
             self._score_function(initial_scores, encoded, final_state),
             node_mask,
             single_root=self.single_root,
-            tau=self.tau,
-            valid_support=self.policy_support == "valid",
+            tau=tau,
+            keep_steps=keep_steps,
+            policy_support=self.policy_support,
         )
-        return decoding.heads, decoding
 
     def _label_logits(
         self,

@@ -1,8 +1,24 @@
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 import torch
 from allennlp.common.checks import ConfigurationError
+from allennlp.modules import ScalarMix
 from allennlp.modules.token_embedders import PretrainedTransformerMismatchedEmbedder, TokenEmbedder
+
+
+class _ConcatenateLayers(torch.nn.Module):
+    """
+    Stands in for the matched embedder's `ScalarMix`: the chosen layers side by side, so that pooling
+    word pieces to words (an average, done per feature) and caching happen before the (trained) mix.
+    """
+
+    def __init__(self, layers: Sequence[int]) -> None:
+        super().__init__()
+        self.layers = list(layers)
+
+    def forward(self, hidden_states: Sequence[torch.Tensor], mask=None) -> torch.Tensor:
+        # shape (batch_size, num_pieces, num_layers * dim)
+        return torch.cat([hidden_states[layer] for layer in self.layers], dim=-1)
 
 
 @TokenEmbedder.register("cached_pretrained_transformer_mismatched")
@@ -25,12 +41,20 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
 
     # Parameters
 
-    As `pretrained_transformer_mismatched`, with `train_parameters: false` and `last_layer_only: true`
-    required (a trained transformer or a trained mix of its layers gives new vectors at every step), and
+    As `pretrained_transformer_mismatched`, with `train_parameters: false` required (a trained transformer
+    gives new vectors at every step), and
 
+    last_layer_only : `bool`, optional (default = `True`)
+        `False` mixes layers with a trained `ScalarMix`, as AllenNLP's embedder does, but the mix comes after
+        the cache: each chosen layer's word vectors are cached and only the mix weights train.
+    mixed_layers : `List[int]`, optional (default = `None`)
+        With `last_layer_only: false`, the layers to mix, as Python indices into the transformer's layers
+        (the embedding layer excluded, as AllenNLP does): `[-4, -3, -2, -1]` mixes the last four, as UDPipe 2
+        does. `None` mixes every layer.
     max_cached_words : `int`, optional (default = `1_000_000`)
-        Stop adding sentences once this many words are cached (1 M words of 384 floats take 1.5 GB;
-        EWT's training and development sets have 230 k words).
+        Stop adding sentences once this many words are cached. A word takes 4 bytes per dimension and mixed
+        layer: 1 M words of 384 floats take 1.5 GB, of four 768-wide layers 12 GB; EWT's training and
+        development sets have 230 k words.
     """
 
     def __init__(
@@ -47,20 +71,24 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         tokenizer_kwargs: Optional[Dict] = None,
         transformer_kwargs: Optional[Dict] = None,
         sub_token_mode: Optional[str] = "avg",
+        mixed_layers: Optional[List[int]] = None,
         max_cached_words: int = 1_000_000,
     ) -> None:
-        if train_parameters or not last_layer_only:
+        if train_parameters:
             raise ConfigurationError(
                 "cached_pretrained_transformer_mismatched caches the vectors of a frozen transformer: it needs "
-                "train_parameters: false and last_layer_only: true (use pretrained_transformer_mismatched to "
-                "fine-tune the transformer or to train a mix of its layers)"
+                "train_parameters: false (use pretrained_transformer_mismatched to fine-tune the transformer)"
+            )
+        if mixed_layers is not None and last_layer_only:
+            raise ConfigurationError(
+                "cached_pretrained_transformer_mismatched: mixed_layers needs last_layer_only: false"
             )
         super().__init__(
             model_name,
             max_length=max_length,
             sub_module=sub_module,
             train_parameters=False,
-            last_layer_only=True,
+            last_layer_only=last_layer_only,
             override_weights_file=override_weights_file,
             override_weights_strip_prefix=override_weights_strip_prefix,
             load_weights=load_weights,
@@ -73,6 +101,17 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         # mismatched embedder cannot set it): vectors that change at every step cannot be cached
         self._matched_embedder.eval_mode = True
         self._matched_embedder.transformer_model.eval()
+        self._layer_mix: Optional[ScalarMix] = None
+        if not last_layer_only:
+            num_layers = self._matched_embedder.config.num_hidden_layers
+            layers = list(range(num_layers)) if mixed_layers is None else list(mixed_layers)
+            if not layers or any(not -num_layers <= layer < num_layers for layer in layers):
+                raise ConfigurationError(
+                    f"cached_pretrained_transformer_mismatched: mixed_layers must index the transformer's "
+                    f"{num_layers} layers, got {mixed_layers}"
+                )
+            self._matched_embedder._scalar_mix = _ConcatenateLayers(layers)
+            self._layer_mix = ScalarMix(len(layers))
         self._max_cached_words = max_cached_words
         # sentence key -> (num_words, dim) vectors
         self._cache: Dict[bytes, torch.Tensor] = {}
@@ -134,6 +173,10 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
             else:
                 vectors = self._cache[key]
             sentences.append(vectors)
-        # shape (batch_size, num_words, dim), zero on padding
+        # shape (batch_size, num_words, num_layers * dim), zero on padding
         output = torch.nn.utils.rnn.pad_sequence(sentences, batch_first=True)
-        return torch.nn.functional.pad(output, (0, 0, 0, mask.size(1) - output.size(1)))
+        output = torch.nn.functional.pad(output, (0, 0, 0, mask.size(1) - output.size(1)))
+        if self._layer_mix is None:
+            return output
+        # shape (batch_size, num_words, dim)
+        return self._layer_mix(list(output.split(self.get_output_dim(), dim=-1)))

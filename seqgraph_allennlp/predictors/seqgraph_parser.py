@@ -2,13 +2,17 @@ import json
 import logging
 from typing import Any, Dict, List, Optional
 
+import torch
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.util import JsonDict, sanitize
-from allennlp.data import DatasetReader, Instance
+from allennlp.data import Batch, DatasetReader, Instance
 from allennlp.models import Model
+from allennlp.nn.util import move_to_device
 from allennlp.predictors.predictor import Predictor
 
+from seqgraph_allennlp.common.errors import SeqGraphError
 from seqgraph_allennlp.common.conllu import ConlluSentence, format_sentence, parse_string
+from seqgraph_allennlp.models.seqgraph_parser import DecodingOptions, check_decoding_options
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +63,7 @@ def length_buckets(lengths: List[int], min_size: int = 16, max_padding: float = 
     return buckets
 
 
-class InputError(ValueError):
+class InputError(SeqGraphError, ValueError):
     """
     A record that cannot be parsed. The message is one line, e.g.
     `record 3: record has neither "words" nor "sentence"`.
@@ -137,8 +141,9 @@ class SeqGraphParserPredictor(Predictor):
         `--predictor-args '{"output_format": "conllu"}'`.
     tau : `float`, optional (default = `None`)
         Multi-edge decoding (Appendix A) without retraining: within a step, keep adding the next best
-        valid edge while its probability is at least `tau`. `None` keeps the model's own setting (one edge
-        per step as trained). `--predictor-args '{"tau": 0.05}'`.
+        valid edge while its probability is at least `tau`. `None` keeps the model's own setting (its
+        config's `tau`). `--predictor-args '{"tau": 0.05}'`. The model is left as it is: the threshold is
+        passed to each call (`DecodingOptions`).
     """
 
     def __init__(
@@ -150,14 +155,15 @@ class SeqGraphParserPredictor(Predictor):
         tau: Optional[float] = None,
     ) -> None:
         super().__init__(model, dataset_reader, frozen)
+        # None: the model decodes as its config says
+        self._decoding: Optional[DecodingOptions] = None
         if tau is not None:
-            if not hasattr(model, "tau") or getattr(model, "decoder", "valid") != "valid":
+            decoding = getattr(model, "decoding", None)
+            if not isinstance(decoding, DecodingOptions) or decoding.decoder != "valid":
                 raise ConfigurationError(
                     "seqgraph_parser predictor: tau needs a seqgraph_parser model with the valid decoder"
                 )
-            if not 0.0 < tau <= 1.0:
-                raise ConfigurationError(f"seqgraph_parser predictor: tau must be in (0, 1], got {tau}")
-            model.tau = tau
+            self._decoding = check_decoding_options(decoding._replace(tau=tau), model.recurrent)  # type: ignore
         if output_format not in OUTPUT_FORMATS:
             raise ConfigurationError(
                 f'seqgraph_parser predictor: output_format must be "json" or "conllu", got {output_format!r}'
@@ -226,17 +232,20 @@ class SeqGraphParserPredictor(Predictor):
             for index, tag in enumerate(pos, start=1):
                 if not tag.strip() or any(character in tag for character in "\t\n\r"):
                     raise InputError(f'"pos": tag {index} is empty or contains whitespace')
-        elif getattr(self._model, "_pos_tag_embedding", None) is not None:
+        elif self._uses_pos_tags:
             raise InputError('this model needs POS tags: give "pos", one tag per word')
 
         sentence = None
         if self.output_format == "conllu":
             sentence = self._minimal_sentence(words, pos, text, getattr(json_dict, "number", None))
         # a model without a POS embedding ignores tags: no field for them (they still go to CoNLL-U)
-        uses_pos = getattr(self._model, "_pos_tag_embedding", None) is not None
         return self._dataset_reader.text_to_instance(  # type: ignore
-            words, pos if uses_pos else None, sentence=sentence
+            words, pos if self._uses_pos_tags else None, sentence=sentence
         )
+
+    @property
+    def _uses_pos_tags(self) -> bool:
+        return bool(getattr(self._model, "uses_pos_tags", False))
 
     def _minimal_sentence(
         self, words: List[str], pos: Optional[List[str]], text: Optional[str], number: Optional[int]
@@ -309,7 +318,7 @@ class SeqGraphParserPredictor(Predictor):
         # the same trees as one batch (a sentence's parse does not depend on its batch), with less padding
         outputs: List[Dict[str, Any]] = [{}] * len(inputs)
         for bucket in length_buckets([len(instance["words"]) for instance in inputs]):  # type: ignore[arg-type]
-            for position, output in zip(bucket, self._model.forward_on_instances([inputs[i] for i in bucket])):
+            for position, output in zip(bucket, self._forward_on_instances([inputs[i] for i in bucket])):
                 outputs[position] = output
         results = []
         for instance, output in zip(instances, outputs):
@@ -325,6 +334,23 @@ class SeqGraphParserPredictor(Predictor):
                 )
             results.append(result)
         return results
+
+    def _forward_on_instances(self, instances: List[Instance]) -> List[Dict[str, Any]]:
+        """
+        `Model.forward_on_instances`, but with the predictor's decoding options (its `tau`) passed to the
+        model's `forward` when there are any.
+        """
+        if self._decoding is None:
+            return self._model.forward_on_instances(instances)
+        with torch.no_grad():
+            batch = Batch(instances)
+            batch.index_instances(self._model.vocab)
+            tensors = move_to_device(batch.as_tensor_dict(), self.cuda_device)
+            outputs = self._model.make_output_human_readable(self._model(**tensors, decoding=self._decoding))
+        # the outputs kept are human-readable lists, one entry per instance
+        return [
+            {key: outputs[key][index] for key in OUTPUT_KEYS if key in outputs} for index in range(len(instances))
+        ]
 
     # Errors
 

@@ -19,6 +19,10 @@ import torch
 from allennlp.nn.chu_liu_edmonds import decode_mst
 from allennlp.nn.util import min_value_of_dtype, replace_masked_values
 
+# What a policy is normalised over: all `V x V` edges (equation 5) or the edges valid in the state. The
+# model's config key and the decoder's argument share the name `policy_support` and these values.
+POLICY_SUPPORTS = ("all", "valid")
+
 
 def pair_mask(node_mask: torch.BoolTensor) -> torch.BoolTensor:
     """
@@ -37,11 +41,12 @@ def word_mask(node_mask: torch.BoolTensor) -> torch.BoolTensor:
 
 
 def edge_log_probs(
-    scores: torch.Tensor, node_mask: torch.BoolTensor, support: Optional[torch.BoolTensor] = None
+    scores: torch.Tensor, node_mask: torch.BoolTensor, policy_support: Optional[torch.BoolTensor] = None
 ) -> torch.Tensor:
     """
     The policy of equation (5): a softmax over all flattened `V x V` edge scores, padding masked; with
-    `support`, a softmax over those edges only (the valid edges of the state, `policy_support: "valid"`).
+    `policy_support`, a softmax over those edges only (the valid edges of the state, the model's
+    `policy_support: "valid"`).
 
     Masked edges get the smallest float rather than `masked_log_softmax`'s `log(1e-13)` offset, so that no
     masked edge keeps mass whatever its score and a sentence's policy does not depend on its batch. A
@@ -51,7 +56,7 @@ def edge_log_probs(
 
     scores : `torch.Tensor`, `(batch_size, V, V)`, indexed `[head, dependent]`.
     node_mask : `torch.BoolTensor`, `(batch_size, V)`.
-    support : `torch.BoolTensor`, optional, `(batch_size, V, V)`.
+    policy_support : `torch.BoolTensor`, optional, `(batch_size, V, V)`.
 
     # Returns
 
@@ -59,8 +64,8 @@ def edge_log_probs(
     """
     batch_size = scores.size(0)
     flat_mask = pair_mask(node_mask).reshape(batch_size, -1)
-    if support is not None:
-        flat_support = support.reshape(batch_size, -1) & flat_mask
+    if policy_support is not None:
+        flat_support = policy_support.reshape(batch_size, -1) & flat_mask
         flat_mask = torch.where(flat_support.any(dim=-1, keepdim=True), flat_support, flat_mask)
     flat_scores = replace_masked_values(
         scores.reshape(batch_size, -1), flat_mask, min_value_of_dtype(scores.dtype)
@@ -69,7 +74,7 @@ def edge_log_probs(
 
 
 def edge_log_partition(
-    scores: torch.Tensor, node_mask: torch.BoolTensor, support: Optional[torch.BoolTensor] = None
+    scores: torch.Tensor, node_mask: torch.BoolTensor, policy_support: Optional[torch.BoolTensor] = None
 ) -> torch.Tensor:
     """
     The log-normaliser of `edge_log_probs`, `log sum exp` of the scores over the same edges, for states
@@ -81,7 +86,7 @@ def edge_log_partition(
 
     scores : `torch.Tensor`, `(batch_size, ..., V, V)`.
     node_mask : `torch.BoolTensor`, `(batch_size, V)`.
-    support : `torch.BoolTensor`, optional, `(batch_size, ..., V, V)`.
+    policy_support : `torch.BoolTensor`, optional, `(batch_size, ..., V, V)`.
 
     # Returns
 
@@ -91,8 +96,8 @@ def edge_log_partition(
     flat_scores = scores.reshape(*leading, -1)
     # shape (batch_size, 1, ..., V * V)
     mask = pair_mask(node_mask).reshape(node_mask.size(0), *([1] * (len(leading) - 1)), -1)
-    if support is not None:
-        flat_support = support.reshape(*leading, -1) & mask
+    if policy_support is not None:
+        flat_support = policy_support.reshape(*leading, -1) & mask
         mask = torch.where(flat_support.any(dim=-1, keepdim=True), flat_support, mask)
     flat_scores = flat_scores.masked_fill(~mask, min_value_of_dtype(scores.dtype))
     return flat_scores.logsumexp(dim=-1)
@@ -228,7 +233,10 @@ class ValidDecoding(NamedTuple):
         added per step); -1 on padding.
     edge_probabilities : `(batch_size, N)`, each chosen edge's probability under the policy of its step.
     policies : `(batch_size, num_steps, V, V)`, each step's policy over `[head, dependent]` edges, when
-        asked for (`keep_policies`), else `None`.
+        asked for (`keep_steps`), else `None`.
+    valid_edges : `(batch_size, num_steps, V, V)`, the edges valid at the start of each step (those the
+        step's first edge was chosen among), when asked for (`keep_steps`), else `None`. With `tau`, the
+        later edges of a step are chosen among fewer: the step's own edges rule some out.
     """
 
     heads: torch.LongTensor
@@ -236,6 +244,7 @@ class ValidDecoding(NamedTuple):
     edge_steps: torch.LongTensor
     edge_probabilities: torch.Tensor
     policies: Optional[torch.Tensor] = None
+    valid_edges: Optional[torch.BoolTensor] = None
 
 
 class TreeState:
@@ -305,8 +314,8 @@ def greedy_valid_decode(
     node_mask: torch.BoolTensor,
     single_root: bool = True,
     tau: Optional[float] = None,
-    keep_policies: bool = False,
-    valid_support: bool = False,
+    keep_steps: bool = False,
+    policy_support: str = "all",
 ) -> ValidDecoding:
     """
     The valid decoder f_valid of Appendix A: at each step, the highest-scoring edge that keeps the partial
@@ -324,13 +333,16 @@ def greedy_valid_decode(
         `None` adds one edge per step. Otherwise the multi-edge decoder of Appendix A: within a step, after
         the best valid edge, keep adding the next best valid edge while its probability under the step's
         policy is at least `tau`.
-    keep_policies : `bool`, optional (default = `False`)
-        Also return every step's policy (for plots; memory grows with `N * V^2`).
-    valid_support : `bool`, optional (default = `False`)
-        Normalise each step's policy over the edges valid at the start of the step instead of all `V x V`
-        edges (a model trained with `policy_support: "valid"`). The chosen edges are the same; their
-        probabilities, and so the `tau` threshold, refer to that policy.
+    keep_steps : `bool`, optional (default = `False`)
+        Also return every step's policy and valid edges (for plots and analyses of the generation order,
+        which then need not rebuild the partial trees; memory grows with `N * V^2`).
+    policy_support : `str`, optional (default = `"all"`)
+        `"all"`: each step's policy is a softmax over all `V x V` edges (equation 5); `"valid"`: over the
+        edges valid at the start of the step (a model trained with `policy_support: "valid"`). The chosen
+        edges are the same; their probabilities, and so the `tau` threshold, refer to that policy.
     """
+    if policy_support not in POLICY_SUPPORTS:
+        raise ValueError(f'policy_support must be "all" or "valid", got {policy_support!r}')
     batch_size, num_nodes = node_mask.shape
     device = node_mask.device
     num_words = node_mask.sum(dim=-1) - 1
@@ -341,16 +353,18 @@ def greedy_valid_decode(
     rounds: List[Tuple[torch.LongTensor, torch.Tensor, torch.BoolTensor, int]] = []
 
     last_edges: Optional[torch.BoolTensor] = None
-    policies = []
+    policies, valid_edges = [], []
     # a sentence of N words takes at most N steps: the loop needs no test of the device's tensors
     for step in range(max_words):
         # shape (batch_size, V * V); choose in log space: probabilities of unlikely edges underflow to 0 and
         # would tie, losing the score order among them
         log_probabilities = edge_log_probs(
-            score_function(last_edges), node_mask, state.valid if valid_support else None
+            score_function(last_edges), node_mask, state.valid if policy_support == "valid" else None
         )
-        if keep_policies:
+        if keep_steps:
             policies.append(log_probabilities.exp().reshape(batch_size, num_nodes, num_nodes))
+            # the state replaces its mask as edges are added: this step's stays as it is
+            valid_edges.append(state.valid)
         step_edges = None
         while True:
             flat_valid = state.valid.reshape(batch_size, -1)
@@ -389,14 +403,19 @@ def greedy_valid_decode(
         edge_probabilities[rows, positions] = probabilities[rows, columns]
 
     heads = state.heads()
-    kept = None
-    if keep_policies:
-        kept = (
+    kept_policies = kept_valid_edges = None
+    if keep_steps:
+        kept_policies = (
             torch.stack(policies, dim=1)
             if policies
             else torch.zeros(batch_size, 0, num_nodes, num_nodes, device=device)
         )
-    return ValidDecoding(heads, edges, edge_steps, edge_probabilities, kept)
+        kept_valid_edges = (
+            torch.stack(valid_edges, dim=1)
+            if valid_edges
+            else torch.zeros(batch_size, 0, num_nodes, num_nodes, dtype=torch.bool, device=device)
+        )
+    return ValidDecoding(heads, edges, edge_steps, edge_probabilities, kept_policies, kept_valid_edges)
 
 
 def single_root_mst(energy: numpy.ndarray, length: int) -> numpy.ndarray:

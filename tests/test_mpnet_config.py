@@ -1,0 +1,58 @@
+"""
+training_config/coach_valid_mpnet.jsonnet: its fixture twin trains, saves, loads and predicts with the shipped
+mpnet indexer and cached, layer-mixed embedder over a tiny random MPNet written here (the real model is
+438 MB and comes from `make english`); without the model the config says how to get it.
+"""
+import pytest
+import torch
+from allennlp.common import Params
+from allennlp.common.testing import ModelTestCase
+
+import seqgraph_allennlp  # noqa: F401
+from seqgraph_allennlp.structs.tree import is_tree
+
+from tests.test_model import CONFIGS, DATA, ROOT
+
+
+@pytest.fixture(scope="module")
+def tiny_mpnet(tmp_path_factory):
+    from transformers import MPNetConfig, MPNetModel, MPNetTokenizer
+
+    directory = tmp_path_factory.mktemp("tiny_mpnet")
+    pieces = ["<s>", "<pad>", "</s>", "[UNK]", "<mask>", "the", "a", "of", "to", "and", "in", "is", "it", ".",
+              ",", "i", "you", "that", "was", "for", "on", "##s", "##ed", "##ing"]
+    (directory / "vocab.txt").write_text("\n".join(pieces) + "\n")
+    MPNetTokenizer(str(directory / "vocab.txt")).save_pretrained(str(directory))
+    torch.manual_seed(0)
+    config = MPNetConfig(vocab_size=len(pieces), hidden_size=16, num_hidden_layers=4, num_attention_heads=2,
+                         intermediate_size=32, max_position_embeddings=130)
+    MPNetModel(config).save_pretrained(str(directory))
+    return str(directory)
+
+
+def test_mpnet_config_says_how_to_get_the_model(monkeypatch):
+    monkeypatch.setenv("PRETRAINED_MPNET", "")
+    with pytest.raises(RuntimeError, match="make english"):
+        Params.from_file(str(ROOT / "training_config" / "coach_valid_mpnet.jsonnet"))
+
+
+class TestMpnetConfig(ModelTestCase):
+    def test_twin_trains_saves_loads_and_decodes_trees(self, tiny_mpnet, monkeypatch):
+        monkeypatch.setenv("PRETRAINED_MPNET", tiny_mpnet)
+        params = Params.from_file(str(ROOT / "training_config" / "coach_valid_mpnet.jsonnet"))
+        embedder = params["model"]["text_field_embedder"]["token_embedders"]["mpnet"]
+        assert embedder["mixed_layers"] == [-4, -3, -2, -1] and embedder["train_parameters"] is False
+        assert embedder["transformer_kwargs"] == {"local_files_only": True}
+        # the trained word and character embeddings stay beside the transformer's vectors
+        assert set(params["dataset_reader"]["token_indexers"]) == {"tokens", "token_characters", "mpnet"}
+
+        self.set_up_model(CONFIGS / "coach_valid_mpnet.jsonnet", DATA, seed=13)
+        self.ensure_model_can_train_save_and_load(CONFIGS / "coach_valid_mpnet.jsonnet", seed=13)
+        self.ensure_batch_predictions_are_consistent()
+        mpnet = self.model.text_field_embedder._token_embedders["mpnet"]
+        # only the mix of the four layers trains on the transformer's side
+        trained = [name for name, parameter in mpnet.named_parameters() if parameter.requires_grad]
+        assert sorted(trained) == ["_layer_mix.gamma"] + [f"_layer_mix.scalar_parameters.{i}" for i in range(4)]
+        self.model.eval()
+        output = self.model(**self.dataset.as_tensor_dict())
+        assert is_tree(output["heads"], output["mask"], single_root=True).all()
