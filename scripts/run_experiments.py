@@ -484,6 +484,52 @@ def speed_table(speed: Dict) -> List[str]:
     return lines
 
 
+def tokenisation_table(result: Dict) -> List[str]:
+    """The section of a results/tokenisation/*.json written by scripts/tokenisation_f1.py."""
+    gold = result["gold"]
+    versions = ", ".join(f"{package} {version}" for package, version in result["library_versions"].items() if version)
+    lines = [
+        f"## Raw text: tokenisation ({result['name']})",
+        "",
+        f"From `results/tokenisation/{result['name']}.json`: the raw text of `{gold['path']}` ({gold['sentences']} "
+        f"sentences, {gold['documents']} documents, {gold['paragraphs']} paragraphs), rebuilt from its `# text` "
+        "lines, split into sentences and words by each candidate and scored against the gold tokens with the "
+        "CoNLL 2018 evaluation (`udtools.udeval`), F1 in %. Layouts: `sentences`, each gold sentence alone "
+        "(tokenisation only); `paragraphs`, each document with a blank line between paragraphs (a blank line "
+        "always ends a sentence); `running`, each document on one line. The candidates write words, never "
+        "multiword tokens, so a gold multiword token (\"don't\": `do` `n't`) is a token error even where "
+        f"its words match. Shipped: **{result['shipped']}** (the predictor's `{{\"text\": ...}}` input and "
+        f"`Parser.parse`). {versions}; {result['machine']['cpu_cores']} CPU cores, {result['date'][:10]}, "
+        f"commit {result['git_commit'][:10]}{'+ (uncommitted changes)' if 'uncommitted' in result['git_commit'] else ''}."
+        + (f" Why: {result['choice']}." if result.get("choice") else ""),
+        "",
+        "| candidate | layout | Tokens F1 | Sentences F1 | Words F1 | sentences found | s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in result["rows"]:
+        lines.append(
+            f"| {row['candidate']} | {row['layout']} | {percent(row['Tokens']['f1'])} | "
+            f"{percent(row['Sentences']['f1'])} | {percent(row['Words']['f1'])} | {row['system_sentences']} | "
+            f"{row['seconds']:.1f} |"
+        )
+    lines.append("")
+    described: Dict[str, str] = {}
+    for row in result["rows"]:
+        described.setdefault(row["candidate"], row["description"])
+        if row.get("uncovered_characters") and "dropped" not in described[row["candidate"]]:
+            # scripts/tokenisation_f1.py puts them back in place, so that the scorer accepts the file
+            described[row["candidate"]] += (f" (it dropped {row['uncovered_characters']} characters, put back "
+                                            "as words of their own)")
+    lines += [f"- {name}: {description}." for name, description in described.items()]
+    lines += [f"- not measured: {name}: {why}." for name, why in result.get("not_measured", {}).items()]
+    if result.get("skipped"):
+        lines.append("- not measured: " + ", ".join(f"{name} ({why})" for name, why in result["skipped"].items()) + ".")
+    lines += ["", "Made with:", "", f"    .venv/bin/python {result['command']}", ""]
+    if result.get("alternatives_installed"):
+        lines += [f"The alternatives were installed {result['alternatives_installed']}.", ""]
+    return lines
+
+
 def write_report() -> None:
     # one JSON per training run; results/tau_sweep, results/easy_first and speed.json are other reports
     results = [result for result in (json.loads(path.read_text()) for path in sorted(RESULTS.glob("*/*.json")))
@@ -560,6 +606,8 @@ def write_report() -> None:
     speed_path = RESULTS / "speed.json"
     if speed_path.exists():
         lines += speed_table(json.loads(speed_path.read_text()))
+    for tokenisation_path in sorted((RESULTS / "tokenisation").glob("*.json")):
+        lines += tokenisation_table(json.loads(tokenisation_path.read_text()))
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text("\n".join(lines))
     print(f"wrote {REPORT}")

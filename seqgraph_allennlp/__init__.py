@@ -23,3 +23,4 @@ from seqgraph_allennlp.modules.cached_transformer_embedder import CachedPretrain
 from seqgraph_allennlp.models import SeqGraphParser, Conll18BiaffineParser  # noqa: F401
 from seqgraph_allennlp.predictors import SeqGraphParserPredictor  # noqa: F401
 from seqgraph_allennlp.training import RunLengthCallback  # noqa: F401
+from seqgraph_allennlp.api import Parser  # noqa: F401  (`from seqgraph_allennlp import Parser`)

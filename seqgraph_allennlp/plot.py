@@ -9,6 +9,13 @@ incl. ROOT, columns the dependent), the edge chosen at that step in a red box an
 as white dots; and a last panel with the final tree drawn as arcs over the sentence, each arc labelled with
 the step that added it.
 
+    python -m seqgraph_allennlp.plot MODEL.tar.gz --sentence "The cat sat on the mat ." --html parse.html
+
+writes the same parse as one self-contained HTML page (`seqgraph_allennlp.html_view`): the words with the
+labelled arcs over them and a step slider that adds the edges in the order the decoder chose them. With
+`--html` alone no image is written; with `-o` too, both are. `--tau` (a number in (0, 1], or `none` for one
+edge per step) decodes with another multi-edge threshold than the model's, for both.
+
 Errors (missing model file, empty sentence, a model that decodes with MST, ...) are printed as one line on
 stderr and exit with status 2.
 """
@@ -46,17 +53,11 @@ def _tick_stride(num_labels: int) -> int:
     return max(1, math.ceil(num_labels / 20))
 
 
-def decode_sentence(model, reader, words: Sequence[str]):
-    """
-    Runs `model.decode_steps` on one sentence and returns plain numpy/list data:
-    `(policies (num_steps, V, V), edges [(head, dependent), ...], edge_steps [...], edge_probabilities [...],
-    heads [V])`.
-    """
-    from allennlp.common.checks import ConfigurationError
+def _sentence_tensors(model, reader, words: List[str]):
+    """The model's input for one sentence, on the model's device, after the checks that plotting needs."""
     from allennlp.data import Batch
     from allennlp.nn import util
 
-    words = list(words)
     if not words:
         raise PlotError("the sentence is empty: give at least one word")
     if not hasattr(model, "decode_steps"):
@@ -75,10 +76,22 @@ def decode_sentence(model, reader, words: Sequence[str]):
     batch.index_instances(model.vocab)
     tensors = batch.as_tensor_dict()
     device = next(model.parameters()).device
-    tensors = util.move_to_device(tensors, device)
+    return util.move_to_device(tensors, device)
+
+
+def decode_sentence(model, reader, words: Sequence[str], decoding=None):
+    """
+    Runs `model.decode_steps` on one sentence and returns plain numpy/list data:
+    `(policies (num_steps, V, V), edges [(head, dependent), ...], edge_steps [...], edge_probabilities [...],
+    heads [V])`. `decoding` (`DecodingOptions`) replaces the model's own decoding options.
+    """
+    from allennlp.common.checks import ConfigurationError
+
+    words = list(words)
+    tensors = _sentence_tensors(model, reader, words)
     model.eval()
     try:
-        output = model.decode_steps(tensors["words"], tensors.get("pos_tags"))
+        output = model.decode_steps(tensors["words"], tensors.get("pos_tags"), decoding=decoding)
     except (ConfigurationError, ValueError) as error:
         message = getattr(error, "message", None) or str(error)
         raise PlotError(" ".join(str(message).split())) from error
@@ -91,8 +104,79 @@ def decode_sentence(model, reader, words: Sequence[str]):
     return policies.numpy(), edges, edge_steps, probabilities, heads
 
 
+def parse_sentence(model, reader, words: Sequence[str], decoding=None):
+    """
+    Parses `words` with `model` (a `SeqGraphParser`) step by step and returns a
+    `seqgraph_allennlp.html_view.StepwiseParse`: the generation order, steps and probabilities of
+    `decode_sentence`, and the relation labels.
+
+    `decode_steps` gives no labels: they come from the model's `forward`, as the predictor's do
+    (`make_output_human_readable`), which decodes the same tree; a tree that differs is an error rather than
+    labels for the wrong heads.
+
+    # Parameters
+
+    model : `SeqGraphParser`
+    reader : `SeqGraphUDReader`
+        The archive's reader, which makes the model's input from the words.
+    words : `Sequence[str]`
+    decoding : `DecodingOptions`, optional (default = `None`)
+        Replaces the model's own decoding options (e.g. another `tau`).
+    """
+    import torch
+
+    from seqgraph_allennlp.html_view import StepwiseParse
+
+    words = list(words)
+    policies, edges, edge_steps, probabilities, heads = decode_sentence(model, reader, words, decoding)
+    decoding = decoding if decoding is not None else model.decoding
+    labels: List[Optional[str]] = [None] * len(words)
+    if getattr(model, "predict_labels", False):
+        with torch.no_grad():
+            output = model(**_sentence_tensors(model, reader, words), decoding=decoding)
+        forward_heads = output["heads"][0].cpu().tolist()
+        if forward_heads != heads:
+            raise PlotError(
+                "the model's forward pass decoded another tree than decode_steps "
+                f"({forward_heads[1:]} against {heads[1:]}): its labels would not fit the arcs"
+            )
+        labels = [
+            model.vocab.get_token_from_index(label, "head_tags")
+            for label in output["head_tags"][0, 1 : len(words) + 1].cpu().tolist()
+        ]
+    return StepwiseParse(
+        words=words,
+        heads=heads[1 : len(words) + 1],
+        labels=labels,
+        edges=[tuple(edge) for edge in edges],
+        edge_steps=edge_steps,
+        edge_probabilities=probabilities,
+        num_steps=int(policies.shape[0]),
+        tau=decoding.tau,
+    )
+
+
+def write_parse_html(model, reader, words: Sequence[str], output_path: str, decoding=None):
+    """
+    Writes the HTML view of `model`'s parse of `words` (`seqgraph_allennlp.html_view`) to `output_path`
+    and returns the `StepwiseParse` it shows. `decoding` (`DecodingOptions`) replaces the model's own.
+    """
+    from seqgraph_allennlp.html_view import write_html
+
+    parse = parse_sentence(model, reader, words, decoding)
+    directory = os.path.dirname(os.path.abspath(output_path))
+    os.makedirs(directory, exist_ok=True)
+    write_html(parse, output_path)
+    return parse
+
+
 def plot_steps(
-    model, reader, words: Sequence[str], output_path: Optional[str] = None, max_steps: Optional[int] = None
+    model,
+    reader,
+    words: Sequence[str],
+    output_path: Optional[str] = None,
+    max_steps: Optional[int] = None,
+    decoding=None,
 ):
     """
     Draws the per-step edge distributions of `model` (a `SeqGraphParser`) on `words` and the final tree,
@@ -101,6 +185,7 @@ def plot_steps(
 
     Its step panels are the axes labelled `step-1`, `step-2`, ... (`Axes.get_label()`), the tree panel is
     `tree` and the colour bar `colorbar`. `max_steps` keeps only the first steps (the tree is always whole).
+    `decoding` (`DecodingOptions`) replaces the model's own decoding options.
     """
     from matplotlib.colors import PowerNorm
     from matplotlib.figure import Figure
@@ -110,7 +195,7 @@ def plot_steps(
     if max_steps is not None and max_steps < 1:
         raise PlotError(f"--max-steps must be at least 1, got {max_steps}")
     words = list(words)
-    policies, edges, edge_steps, probabilities, heads = decode_sentence(model, reader, words)
+    policies, edges, edge_steps, probabilities, heads = decode_sentence(model, reader, words, decoding)
     num_steps = policies.shape[0]
     shown = num_steps if max_steps is None else min(num_steps, max_steps)
     num_nodes = len(words) + 1
@@ -287,11 +372,34 @@ def _draw_tree(axes, nodes: List[str], edges, edge_steps, probabilities) -> None
     )
 
 
+# `--tau` not given: the model decodes with its own options (not a string, which argparse would parse)
+KEEP_TAU = object()
+
+
+def _tau(text: str) -> Optional[float]:
+    if text.lower() == "none":
+        return None
+    try:
+        tau = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1] or 'none', got {text!r}") from None
+    if not 0.0 < tau <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
+    return tau
+
+
+def _decoding(model, tau):
+    """The model's decoding options with `--tau`'s threshold; `None` (the model's own) without `--tau`."""
+    if tau is KEEP_TAU or not hasattr(model, "decoding"):
+        return None
+    return model.decoding._replace(tau=tau)
+
+
 def _parse_arguments(arguments: Optional[List[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m seqgraph_allennlp.plot",
         description="Plot the per-step edge distributions of a sequential graph parser on one sentence "
-        "(Figure 1 of Welleck & Cho, 2019).",
+        "(Figure 1 of Welleck & Cho, 2019), or show its parse step by step in an HTML page (--html).",
     )
     parser.add_argument("model", help="a trained model archive (model.tar.gz)")
     parser.add_argument(
@@ -299,7 +407,25 @@ def _parse_arguments(arguments: Optional[List[str]]) -> argparse.Namespace:
         required=True,
         help='the sentence, split on whitespace (e.g. "The cat sat on the mat .")',
     )
-    parser.add_argument("-o", "--output", default="steps.png", help="the image to write (default: steps.png)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        help="the image to write (default: steps.png, none when only --html is given)",
+    )
+    parser.add_argument(
+        "--html",
+        default=None,
+        metavar="PATH",
+        help="also (or, without -o, only) write the parse as one self-contained HTML page with a step slider",
+    )
+    parser.add_argument(
+        "--tau",
+        type=_tau,
+        default=KEEP_TAU,
+        help="decode with this multi-edge threshold in (0, 1], or 'none' for one edge per step "
+        "(default: the model's own)",
+    )
     parser.add_argument("--cuda-device", type=int, default=-1, help="GPU to use, -1 for the CPU (default)")
     parser.add_argument(
         "--max-steps", type=int, default=None, help="plot only the first steps (for long sentences)"
@@ -309,6 +435,8 @@ def _parse_arguments(arguments: Optional[List[str]]) -> argparse.Namespace:
 
 def main(arguments: Optional[List[str]] = None) -> int:
     options = _parse_arguments(arguments)
+    if options.output is None and options.html is None:
+        options.output = "steps.png"
     try:
         words = options.sentence.split()
         if not words:
@@ -326,11 +454,24 @@ def main(arguments: Optional[List[str]] = None) -> int:
         except Exception as error:  # a corrupt or foreign archive, a missing GPU, ...
             message = " ".join(str(error).split()) or type(error).__name__
             raise PlotError(f"could not load the model archive {options.model}: {message}") from error
-        plot_steps(archive.model, archive.dataset_reader, words, options.output, options.max_steps)
+        decoding = _decoding(archive.model, options.tau)
+        written = []
+        if options.output is not None:
+            plot_steps(
+                archive.model, archive.dataset_reader, words, options.output, options.max_steps, decoding
+            )
+            written.append(options.output)
+        if options.html is not None:
+            try:
+                write_parse_html(archive.model, archive.dataset_reader, words, options.html, decoding)
+            except OSError as error:  # a directory that cannot be written, ...
+                raise PlotError(f"could not write {options.html}: {error.strerror or error}") from error
+            written.append(options.html)
     except PlotError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    print(f"wrote {options.output}")
+    for path in written:
+        print(f"wrote {path}")
     return 0
 
 

@@ -33,12 +33,16 @@ OUTPUT_KEYS = {"words", "predicted_heads", "predicted_dependencies", "generation
 BAD_RECORDS = [
     ('{"sentence": "  "}', 'empty sentence: "sentence" has no words'),
     ('{"words": []}', 'empty sentence: "words" is an empty list'),
-    ('{"text": "The cat sat"}', 'record has neither "words" nor "sentence"'),
+    ('{"txt": "The cat sat"}', 'record has none of "text", "words" or "sentence"'),
     ('{"words": "The cat sat"}', '"words" must be a list of strings, got a string'),
     ('{"words": ["The", 3]}', '"words" must be a list of strings: word 2 is a number'),
     ('{"words": ["The", "cat"], "pos": ["DET"]}', '"pos" has 1 tags for 2 words'),
     ('{"words": ["The", "cat"', "not valid JSON"),
     ('["The", "cat"]', "expected a JSON object, got a list"),
+    ('{"text": " \\n\\t "}', 'empty text: "text" has no words'),
+    ('{"text": ["The", "cat"]}', '"text" must be a string, got a list'),
+    ('{"text": "The cat", "words": ["The", "cat"]}', '"text" cannot be given with "words" or "sentence"'),
+    ('{"text": "The cat", "pos": ["DET", "NOUN"]}', '"pos" needs "words"'),
 ]
 GOOD_RECORD = '{"words": ["We", "moved", "on", "."]}'
 
@@ -186,7 +190,7 @@ def test_batching_gives_the_same_output(archive, tmp_path):
     single = json_records(run_manager(archive, input_path, tmp_path / "single.jsonl", batch_size=1))
     batched = json_records(run_manager(archive, input_path, tmp_path / "batched.jsonl", batch_size=3))
     assert len(single) == len(lines)
-    assert single[2] == {"error": 'record 3: record has neither "words" nor "sentence"'}
+    assert single[2] == {"error": 'record 3: record has none of "text", "words" or "sentence"'}
     assert_same_predictions(batched, single)
 
     # reading CoNLL-U
@@ -410,3 +414,140 @@ def test_pos_tags_reach_a_model_with_a_pos_embedding():
     retagged = predictor.predict_json({"words": words, "pos": ["VERB", "DET", "NOUN"]})
     # the same words with other tags: the tags are embedded, so the policy differs
     assert tagged["edge_probabilities"] != retagged["edge_probabilities"]
+
+
+# Raw text input (`{"text": ...}`): several sentences per record, tokenised by spaCy's rules for English
+
+TEXT = (
+    "I didn't see Google's  new office.\tWe moved on!\n"
+    "No space.Next one \"quoted\" (really) ...\n\n"
+    "A new paragraph without a full stop"
+)
+# the words and sentences TextSplitter("en") gives for TEXT
+TEXT_SENTENCES = [
+    ["I", "did", "n't", "see", "Google", "'s", "new", "office", "."],
+    ["We", "moved", "on", "!"],
+    ["No", "space", "."],
+    ["Next", "one", '"', "quoted", '"', "(", "really", ")", "..."],
+    ["A", "new", "paragraph", "without", "a", "full", "stop"],
+]
+
+
+def rebuild_text(words: List[str], space_after: List[bool]) -> str:
+    return "".join(word + (" " if space else "") for word, space in zip(words, space_after))
+
+
+def test_text_input_gives_one_record_per_sentence(archive, tmp_path):
+    input_path = write_lines(
+        tmp_path / "input.jsonl",
+        [json.dumps({"text": TEXT}), GOOD_RECORD, json.dumps({"text": "Dogs bark. Cats don't."})],
+    )
+    for batch_size in (1, 3):
+        records = json_records(run_manager(archive, input_path, tmp_path / "out.jsonl", batch_size=batch_size))
+        assert [record["words"] for record in records] == TEXT_SENTENCES + [
+            ["We", "moved", "on", "."], ["Dogs", "bark", "."], ["Cats", "do", "n't", "."]
+        ]
+        text_records = records[:5] + records[6:]
+        # sentences of text records are numbered from 1 across the run, and say which record they came from
+        assert [record["sent_id"] for record in text_records] == [str(number) for number in range(1, 8)]
+        assert [record["record"] for record in text_records] == [1] * 5 + [3, 3]
+        for record in text_records:
+            assert_prediction({key: record[key] for key in OUTPUT_KEYS}, record["words"])
+            assert set(record) == OUTPUT_KEYS | {"sent_id", "record", "text", "space_after"}
+            assert rebuild_text(record["words"], record["space_after"]).rstrip() == record["text"]
+        assert set(records[5]) == OUTPUT_KEYS  # a words record is as before
+        # the sentences, each with its whitespace as one space, make the text ("space.Next" is two sentences)
+        assert " ".join(record["text"] for record in records[:5]) == " ".join(TEXT.split()).replace(
+            "space.Next", "space. Next"
+        )
+        assert records[0]["text"] == "I didn't see Google's new office."
+        assert records[2]["space_after"] == [True, False, False]  # "No space.Next"
+
+    # a text parses as its sentences given as words (a sentence's parse does not depend on its batch)
+    predictor = make_predictor(archive)
+    by_text = predictor.predict_json({"text": TEXT})["sentences"]
+    by_words = predictor.predict_batch_json([{"words": words} for words in TEXT_SENTENCES])
+    assert_same_predictions([{key: r[key] for key in OUTPUT_KEYS} for r in by_text], by_words)
+
+
+def test_text_input_round_trips_through_conllu(archive, tmp_path):
+    texts = [TEXT, "  Leading and trailing whitespace.   Two sentences.  ", "One"]
+    input_path = write_lines(tmp_path / "input.jsonl", [json.dumps({"text": text}) for text in texts])
+    output = run_manager(archive, input_path, tmp_path / "output.conllu", "conllu", batch_size=2)
+    sentences = parse_string(output)
+    assert len(sentences) == 5 + 2 + 1
+    assert [sentence.sent_id for sentence in sentences] == [str(number) for number in range(1, 9)]
+    for sentence in sentences:
+        assert sentence.comments[:2] == [f"# sent_id = {sentence.sent_id}", f"# text = {sentence.text}"]
+        check_tree(sentence)
+    # the text from the `# text` lines, and from FORM and SpaceAfter, is the input modulo whitespace
+    from_comments = " ".join(sentence.text for sentence in sentences)
+    from_forms = "".join(
+        rebuild_text(sentence.forms, [word.space_after for word in sentence.words]) for sentence in sentences
+    )
+    expected = " ".join(" ".join(text.split()) for text in texts)
+    # the `# text` lines give the sentences; FORM and SpaceAfter also say that no space came between
+    # "space." and "Next" (SpaceAfter=No on the last word of the sentence before)
+    assert from_comments == expected.replace("space.Next", "space. Next")
+    assert " ".join(from_forms.split()) == expected
+    for sentence in sentences:
+        assert rebuild_text(sentence.forms, [word.space_after for word in sentence.words]).rstrip() == sentence.text
+    assert [sentence.forms for sentence in sentences[:5]] == TEXT_SENTENCES
+    assert [word.misc for word in sentences[2].words] == ["_", "SpaceAfter=No", "SpaceAfter=No"]
+
+
+def test_a_text_sentence_too_long_for_the_model(archive, tmp_path, caplog):
+    too_long = TRAINED_MODEL_MAX_SENTENCE_LENGTH + 1
+    text = "Short one. " + " ".join(["word"] * too_long) + ". Another short one."
+    input_path = write_lines(tmp_path / "input.jsonl", [GOOD_RECORD, json.dumps({"text": text})])
+    message = (
+        f"record 2, sentence 2: sentence of {too_long + 1} words is longer than this model's "
+        f"max_sentence_length={TRAINED_MODEL_MAX_SENTENCE_LENGTH}"
+    )
+    with caplog.at_level(logging.ERROR):
+        records = json_records(run_manager(archive, input_path, tmp_path / "output.jsonl", batch_size=2))
+    assert any(message in record.getMessage() for record in caplog.records)
+    assert len(records) == 4
+    assert records[2]["error"] == message and records[2]["sent_id"] == "2" and records[2]["record"] == 2
+    assert_prediction({key: records[3][key] for key in OUTPUT_KEYS}, ["Another", "short", "one", "."])
+    # in CoNLL-U the long sentence is written unparsed after its error, so the text still round-trips
+    text_output = run_manager(archive, input_path, tmp_path / "output.conllu", "conllu", batch_size=2)
+    blocks = text_output.rstrip("\n").split("\n\n")
+    assert blocks[2].startswith(f"# error = {message}\n# sent_id = 2\n# text = word word")
+    sentences = parse_string(text_output)
+    assert " ".join(sentence.text for sentence in sentences[1:]) == text.strip()
+    assert sentences[2].heads == [None] * (too_long + 1)
+
+
+def test_the_language_of_text(trained_model_archive, archive, caplog):
+    from seqgraph_allennlp.dataset_readers import SeqGraphUDReader
+
+    # English unless said otherwise: the archive's reader records no language
+    assert archive.validation_dataset_reader.language is None
+    assert make_predictor(archive).language == "en"
+    # a predictor argument (`--predictor-args '{"language": "de"}'`) ...
+    german = Predictor.from_archive(archive, "seqgraph_parser", extra_args={"language": "de"})
+    assert german.language == "de" and german.text_splitter.spacy_language == "de"
+    # ... or the reader's `language` in the model's config, e.g. `-o '{"dataset_reader.language": "cy"}'`
+    welsh_archive = load_archive(trained_model_archive, overrides='{"dataset_reader.language": "cy"}')
+    welsh = Predictor.from_archive(welsh_archive, "seqgraph_parser")
+    assert welsh.language == "cy"
+    with caplog.at_level(logging.WARNING):
+        # spaCy has no rules for Welsh: its language-neutral tokeniser, with a warning
+        assert welsh.text_splitter.spacy_language == "xx"
+        record = welsh.predict_json({"text": "Mae'r gath yn eistedd. Dw i'n hapus."})
+    assert [sentence["words"] for sentence in record["sentences"]] == [
+        ["Mae'r", "gath", "yn", "eistedd", "."], ["Dw", "i'n", "hapus", "."]
+    ]
+    assert SeqGraphParserPredictor(archive.model, SeqGraphUDReader(language="de")).language == "de"
+    assert Predictor.from_archive(welsh_archive, "seqgraph_parser", extra_args={"language": "en"}).language == "en"
+    with pytest.raises(ConfigurationError, match='language must be a language code such as "en"'):
+        Predictor.from_archive(archive, "seqgraph_parser", extra_args={"language": "English please"})
+
+
+def test_text_and_a_model_that_needs_pos_tags(archive, monkeypatch):
+    predictor = make_predictor(archive)
+    monkeypatch.setattr(SeqGraphParserPredictor, "_uses_pos_tags", property(lambda self: True))
+    assert predictor.predict_json({"text": "The cat sat."}) == {
+        "error": 'this model needs POS tags: give "words" and "pos" instead of "text"'
+    }

@@ -1,6 +1,6 @@
 import itertools
 import logging
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, Iterable, Iterator, List, Optional
 
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.file_utils import cached_path
@@ -54,6 +54,11 @@ class SeqGraphUDReader(DatasetReader):
     max_sentences : `int`, optional (default = `None`)
         Read only the first `max_sentences` sentences of each file (skipped ones included), e.g. to train
         on a subset. `None` reads them all.
+    language : `str`, optional (default = `None`)
+        The language of the treebank, an ISO 639 code such as `"en"` (`-o '{"dataset_reader.language":
+        "de"}'` at training). Not used to read CoNLL-U; it is kept in the model archive so that the
+        `seqgraph_parser` predictor and `seqgraph_allennlp.Parser` tokenise raw text (`{"text": ...}`) for
+        that language. `None`: English, unless the predictor is given a `language`.
     **kwargs
         Passed to `DatasetReader` (e.g. `max_instances`). Sharding across processes and workers is
         always done by this reader.
@@ -68,6 +73,7 @@ class SeqGraphUDReader(DatasetReader):
         pos_tags: Optional[str] = None,
         skip_invalid_trees: bool = False,
         max_sentences: Optional[int] = None,
+        language: Optional[str] = None,
         **kwargs,
     ) -> None:
         super().__init__(
@@ -87,6 +93,7 @@ class SeqGraphUDReader(DatasetReader):
         self.pos_tags = pos_tags
         self.skip_invalid_trees = skip_invalid_trees
         self.max_sentences = max_sentences
+        self.language = language
 
     def _read(self, file_path: str) -> Iterator[Instance]:
         # A URL is downloaded to the cache; error messages still name what the user wrote.
@@ -96,7 +103,15 @@ class SeqGraphUDReader(DatasetReader):
         if self.max_sentences is not None:
             # Cut before sharding, so that all workers together read the same first sentences.
             sentences = itertools.islice(sentences, self.max_sentences)
-        for sentence in self.shard_iterable(sentences):
+        yield from self.sentences_to_instances(self.shard_iterable(sentences))
+
+    def sentences_to_instances(self, sentences: Iterable[ConlluSentence]) -> Iterator[Instance]:
+        """
+        The instances of CoNLL-U sentences (read from a file or parsed from a string), in order: a
+        sentence whose gold heads are not a tree raises `ConlluError`, or is skipped with a warning when
+        `skip_invalid_trees`.
+        """
+        for sentence in sentences:
             if sentence.has_heads:
                 try:
                     check_tree(sentence)

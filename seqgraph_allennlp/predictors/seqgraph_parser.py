@@ -1,6 +1,6 @@
 import json
 import logging
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 from allennlp.common.checks import ConfigurationError
@@ -13,6 +13,13 @@ from allennlp.predictors.predictor import Predictor
 from seqgraph_allennlp.common.errors import SeqGraphError
 from seqgraph_allennlp.common.conllu import ConlluSentence, format_sentence, parse_string
 from seqgraph_allennlp.models.seqgraph_parser import DecodingOptions, check_decoding_options
+from seqgraph_allennlp.predictors.text_splitter import (
+    DEFAULT_LANGUAGE,
+    LanguageError,
+    TextSentence,
+    TextSplitter,
+    check_language,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +34,9 @@ OUTPUT_KEYS = (
 )
 # Gold annotation is not needed to predict: dropping it skips the loss and keeps the metrics untouched.
 GOLD_FIELDS = ("head_tags", "head_indices")
+# Input keys: a raw text (several sentences), or one sentence as words or as words split at whitespace.
+TEXT_KEY = "text"
+SENTENCE_KEYS = ("words", "sentence")
 
 
 def without_gold(instance: Instance) -> Instance:
@@ -66,7 +76,7 @@ def length_buckets(lengths: List[int], min_size: int = 16, max_padding: float = 
 class InputError(SeqGraphError, ValueError):
     """
     A record that cannot be parsed. The message is one line, e.g.
-    `record 3: record has neither "words" nor "sentence"`.
+    `record 3: record has none of "text", "words" or "sentence"`.
     """
 
 
@@ -104,30 +114,47 @@ class SeqGraphParserPredictor(Predictor):
     Parses sentences with a `seqgraph_parser` model (or any model whose human-readable output has
     `predicted_heads` and `predicted_dependencies`).
 
-    Input, one JSON object per line: `{"words": ["The", "cat", "sat"]}` or `{"sentence": "The cat sat ."}`
-    (split on whitespace; with both, `words` are parsed and `sentence` is only the `# text` of CoNLL-U
-    output), with optional `"pos"`: one tag per word (needed by models with a POS embedding). With
-    `allennlp predict --use-dataset-reader` the input is a CoNLL-U file read by the model's `seqgraph_ud`
-    reader instead.
+    Input, one JSON object per line:
 
-    Output, one per input record (sentence), in input order:
+    * `{"text": "Raw text. One sentence or several."}`: tokenised and split into sentences by spaCy's
+      rule-based tokeniser and sentencizer for the predictor's `language` (`TextSplitter`); a blank line
+      always ends a sentence;
+    * `{"words": ["The", "cat", "sat"]}` or `{"sentence": "The cat sat ."}`: one sentence, already
+      tokenised (`sentence` is split on whitespace; with both, `words` are parsed and `sentence` is only the
+      `# text` of CoNLL-U output), with optional `"pos"`: one tag per word (needed by models with a POS
+      embedding).
+
+    With `allennlp predict --use-dataset-reader` the input is a CoNLL-U file read by the model's
+    `seqgraph_ud` reader instead.
+
+    Output, one per sentence, in input order (a `text` record gives one per sentence of its text; in Python,
+    its prediction is `{"sentences": [...]}`, one entry each):
 
     * `output_format: "json"`: a JSON object with `words`, `predicted_heads` (1-based, 0 the root),
       `predicted_dependencies`, and for the valid decoder `generation_order` (the `[head, dependent]`
       edge added at each step) and `edge_probabilities` (the policy's probability of each of those edges);
+      a sentence of a `text` record also has `sent_id` (its number among the sentences of all `text`
+      records, from 1), `text` (the sentence, whitespace inside it written as one space), `space_after`
+      (whether whitespace followed each word in the input) and, on the command line, `record` (the number
+      of the input record it came from);
     * `output_format: "conllu"`: a CoNLL-U sentence. A sentence read from a CoNLL-U file is written line for
       line as it was read (comments, multiword-token ranges, empty nodes and every column) except HEAD and
       DEPREL of its words, which carry the prediction. A JSON record becomes a minimal sentence: a
       `# text = ...` comment and one line per word with ID, FORM, the `pos` tags (in the column the
-      reader's `pos_tags` names, UPOS by default), HEAD and DEPREL, `_` elsewhere.
+      reader's `pos_tags` names, UPOS by default), HEAD and DEPREL, `_` elsewhere. A sentence of a `text`
+      record also gets `# sent_id = N` before `# text`, and `SpaceAfter=No` in MISC after each word that
+      no whitespace followed, so that the text can be rebuilt from the FORMs.
 
-    A record that cannot be parsed (not valid JSON, not a JSON object, neither `words` nor `sentence`,
-    no words, `words` not a list of non-empty strings, `pos` not one string per word, more words than the
-    model's `max_sentence_length`) is not dropped: a one-line error naming the problem and the record's
+    A record that cannot be parsed (not valid JSON, not a JSON object, none of `text`, `words` or
+    `sentence`, `text` with `words` or `sentence`, `text` not a string, no words, `words` not a list of
+    non-empty strings, `pos` not one string per word, more words than the model's `max_sentence_length`)
+    is not dropped: a one-line error naming the problem and the record's
     number (its line among the non-blank input lines) is logged, and its output record is
     `{"error": "record 3: ..."}`, or in CoNLL-U, `# error = record 3: ...` and a blank line. The other
-    records of its batch are parsed as usual. A CoNLL-U sentence too long for the model is written with
-    `_` heads and relations after a `# error = ...` comment, so the output still aligns with the input.
+    records of its batch are parsed as usual. A CoNLL-U sentence too long for the model, or such a
+    sentence of a `text` record, is written with `_` heads and relations after a `# error = ...` comment
+    (`record 3, sentence 2: ...` for the second sentence of a text), so the output still aligns with the
+    input.
 
     # Parameters
 
@@ -144,6 +171,11 @@ class SeqGraphParserPredictor(Predictor):
         valid edge while its probability is at least `tau`. `None` keeps the model's own setting (its
         config's `tau`). `--predictor-args '{"tau": 0.05}'`. The model is left as it is: the threshold is
         passed to each call (`DecodingOptions`).
+    language : `str`, optional (default = `None`)
+        The language of `text` records, an ISO 639 code such as `"en"` or `"de"` (spaCy's
+        language-neutral tokeniser where spaCy has no rules for it, e.g. Welsh). `None` takes the language
+        recorded in the model's archive (the `seqgraph_ud` reader's `language`), else `"en"`.
+        `--predictor-args '{"language": "de"}'`.
     """
 
     def __init__(
@@ -153,6 +185,7 @@ class SeqGraphParserPredictor(Predictor):
         frozen: bool = True,
         output_format: str = "json",
         tau: Optional[float] = None,
+        language: Optional[str] = None,
     ) -> None:
         super().__init__(model, dataset_reader, frozen)
         # None: the model decodes as its config says
@@ -169,7 +202,23 @@ class SeqGraphParserPredictor(Predictor):
                 f'seqgraph_parser predictor: output_format must be "json" or "conllu", got {output_format!r}'
             )
         self.output_format = output_format
+        if language is None:
+            language = getattr(dataset_reader, "language", None) or DEFAULT_LANGUAGE
+        try:
+            self.language = check_language(language)
+        except LanguageError as error:
+            raise ConfigurationError(f"seqgraph_parser predictor: {error}")
+        # built on the first text record: a CoNLL-U run never needs it
+        self._text_splitter: Optional[TextSplitter] = None
         self._num_records = 0
+        self._num_text_sentences = 0
+
+    @property
+    def text_splitter(self) -> TextSplitter:
+        """How `text` records become sentences of words."""
+        if self._text_splitter is None:
+            self._text_splitter = TextSplitter(self.language)
+        return self._text_splitter
 
     # Reading
 
@@ -190,14 +239,56 @@ class SeqGraphParserPredictor(Predictor):
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
         """
-        Builds the instance of a record, or raises `InputError` saying what is wrong with it.
+        Builds the instance of a one-sentence record, or raises `InputError` saying what is wrong with it.
+        """
+        parts = self._json_to_instances(json_dict)
+        if len(parts) != 1:
+            raise InputError(f'"text" holds {len(parts)} sentences: use predict_json')
+        return parts[0][0]
+
+    def _json_to_instances(self, json_dict: JsonDict) -> List[Tuple[Instance, Optional[JsonDict]]]:
+        """
+        The instances of a record: one for `words` or `sentence`, one per sentence for `text`, each with
+        the keys a sentence of a text adds to its output (`None` for the others). Raises `InputError`
+        saying what is wrong with the record.
         """
         error = getattr(json_dict, "error", None)
         if error is not None:
             raise InputError(error)
         if not isinstance(json_dict, dict):
             raise InputError(f"expected a JSON object, got {_type_name(json_dict)}")
+        if TEXT_KEY in json_dict:
+            return self._text_to_instances(json_dict)
+        return [(self._sentence_to_instance(json_dict), None)]
 
+    def _text_to_instances(self, json_dict: JsonDict) -> List[Tuple[Instance, Optional[JsonDict]]]:
+        text = json_dict[TEXT_KEY]
+        if not isinstance(text, str):
+            raise InputError(f'"text" must be a string, got {_type_name(text)}')
+        if any(key in json_dict for key in SENTENCE_KEYS):
+            raise InputError('"text" cannot be given with "words" or "sentence": one input per record')
+        if "pos" in json_dict:
+            raise InputError('"pos" needs "words": the words of a "text" are not known in advance')
+        if self._uses_pos_tags:
+            raise InputError('this model needs POS tags: give "words" and "pos" instead of "text"')
+        sentences = self.text_splitter.split(text)
+        if not sentences:
+            raise InputError('empty text: "text" has no words')
+        number = getattr(json_dict, "number", None)
+        parts = []
+        for sentence in sentences:
+            self._num_text_sentences += 1
+            sent_id = str(self._num_text_sentences)
+            extras: JsonDict = {} if number is None else {"record": number}
+            extras.update(sent_id=sent_id, text=sentence.text, space_after=list(sentence.space_after))
+            conllu = None
+            if self.output_format == "conllu":
+                conllu = self._minimal_sentence(sentence.words, None, None, number, sentence, sent_id)
+            instance = self._dataset_reader.text_to_instance(sentence.words, None, sentence=conllu)  # type: ignore
+            parts.append((instance, extras))
+        return parts
+
+    def _sentence_to_instance(self, json_dict: JsonDict) -> Instance:
         text = json_dict.get("sentence")
         if text is not None and not isinstance(text, str):
             raise InputError(f'"sentence" must be a string, got {_type_name(text)}')
@@ -221,7 +312,7 @@ class SeqGraphParserPredictor(Predictor):
             if not words:
                 raise InputError('empty sentence: "sentence" has no words')
         else:
-            raise InputError('record has neither "words" nor "sentence"')
+            raise InputError('record has none of "text", "words" or "sentence"')
 
         pos = json_dict.get("pos")
         if pos is not None:
@@ -248,15 +339,29 @@ class SeqGraphParserPredictor(Predictor):
         return bool(getattr(self._model, "uses_pos_tags", False))
 
     def _minimal_sentence(
-        self, words: List[str], pos: Optional[List[str]], text: Optional[str], number: Optional[int]
+        self,
+        words: List[str],
+        pos: Optional[List[str]],
+        text: Optional[str],
+        number: Optional[int],
+        text_sentence: Optional[TextSentence] = None,
+        sent_id: Optional[str] = None,
     ) -> ConlluSentence:
-        """A CoNLL-U sentence for a JSON record: `# text`, then ID, FORM and the POS tags, `_` elsewhere."""
+        """
+        A CoNLL-U sentence for a JSON record: `# text`, then ID, FORM and the POS tags, `_` elsewhere. A
+        sentence of a text also gets its `# sent_id` and `SpaceAfter=No` where no whitespace followed.
+        """
         pos_column = 4 if getattr(self._dataset_reader, "pos_tags", None) == "xpos" else 3
-        lines = ["# text = " + (" ".join(text.split()) if text is not None else " ".join(words))]
+        lines = [] if sent_id is None else [f"# sent_id = {sent_id}"]
+        if text_sentence is not None:
+            text = text_sentence.text
+        lines.append("# text = " + (" ".join(text.split()) if text is not None else " ".join(words)))
         for index, word in enumerate(words):
             columns = [str(index + 1), word] + ["_"] * 8
             if pos is not None:
                 columns[pos_column] = pos[index]
+            if text_sentence is not None and not text_sentence.space_after[index]:
+                columns[9] = "SpaceAfter=No"
             lines.append("\t".join(columns))
         name = f"<record {number}>" if number is not None else "<record>"
         return parse_string("\n".join(lines) + "\n", name)[0]
@@ -267,24 +372,41 @@ class SeqGraphParserPredictor(Predictor):
         return self.predict_batch_json([inputs])[0]
 
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
-        results: List[Optional[JsonDict]] = [None] * len(inputs)
-        instances: List[Instance] = []
-        positions: List[int] = []
+        results: List[Any] = [None] * len(inputs)
+        # (record position, sentence of a text record or None, instance, keys added to its output)
+        pending: List[Tuple[int, Optional[int], Instance, Optional[JsonDict]]] = []
         for position, record in enumerate(inputs):
             try:
-                instance = self._json_to_instance(record)
+                parts = self._json_to_instances(record)
             except InputError as error:
                 results[position] = self._error(self._record_name(record) + str(error))
                 continue
-            error_message = self._length_error(instance)
-            if error_message is not None:
-                results[position] = self._error(self._record_name(record) + error_message)
-                continue
-            instances.append(instance)
-            positions.append(position)
-        for position, output in zip(positions, self._predict(instances)):
+            is_text = isinstance(record, dict) and TEXT_KEY in record
+            if is_text:
+                results[position] = {"sentences": [None] * len(parts)}
+            for index, (instance, extras) in enumerate(parts):
+                slot = index if is_text else None
+                error_message = self._length_error(instance)
+                if error_message is None:
+                    pending.append((position, slot, instance, extras))
+                    continue
+                name = self._record_name(record, None if slot is None else slot + 1)
+                # a sentence of a text is written unparsed, so that the text still round-trips
+                output = self._error(name + error_message, self._conllu_sentence(instance) if is_text else None)
+                if extras is not None:
+                    output.update((key, extras[key]) for key in ("record", "sent_id", "text") if key in extras)
+                self._place(results, position, slot, output)
+        outputs = self._predict([instance for _, _, instance, _ in pending])
+        for (position, slot, _, extras), output in zip(pending, outputs):
+            self._place(results, position, slot, output if extras is None else {**output, **extras})
+        return results
+
+    @staticmethod
+    def _place(results: List[Any], position: int, slot: Optional[int], output: JsonDict) -> None:
+        if slot is None:
             results[position] = output
-        return results  # type: ignore[return-value]
+        else:
+            results[position]["sentences"][slot] = output
 
     def predict_instance(self, instance: Instance) -> JsonDict:
         return self.predict_batch_instance([instance])[0]
@@ -355,9 +477,15 @@ class SeqGraphParserPredictor(Predictor):
     # Errors
 
     @staticmethod
-    def _record_name(record: Any) -> str:
+    def _record_name(record: Any, sentence: Optional[int] = None) -> str:
+        """`record 3: `, or `record 3, sentence 2: ` for a sentence of a text; no number in Python."""
+        names = []
         number = getattr(record, "number", None)
-        return f"record {number}: " if number is not None else ""
+        if number is not None:
+            names.append(f"record {number}")
+        if sentence is not None:
+            names.append(f"sentence {sentence}")
+        return ", ".join(names) + ": " if names else ""
 
     @staticmethod
     def _conllu_sentence(instance: Instance) -> Optional[ConlluSentence]:
@@ -393,6 +521,9 @@ class SeqGraphParserPredictor(Predictor):
     # Writing
 
     def dump_line(self, outputs: JsonDict) -> str:
+        if "sentences" in outputs:
+            # a text record: one output per sentence
+            return "".join(self.dump_line(sentence) for sentence in outputs["sentences"])
         if self.output_format == "conllu":
             if "conllu" in outputs:
                 return outputs["conllu"]

@@ -1,0 +1,281 @@
+"""
+Parsing from Python without the command line: `Parser` loads a trained archive once and parses raw text,
+tokenised sentences and CoNLL-U files, returning small dataclasses. It is a thin layer over the
+`seqgraph_parser` predictor, which does the tokenising, batching, decoding and CoNLL-U writing, so both
+give the same trees.
+
+    from seqgraph_allennlp import Parser
+
+    parser = Parser.from_archive("out/model.tar.gz")
+    for sentence in parser.parse("The cat sat on the mat. It didn't move."):
+        for word in sentence.words:
+            print(word.id, word.form, word.head, word.deprel)
+    print(parser.parse("Dogs bark.").to_conllu())
+"""
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, List, Optional, Sequence, Union
+
+from allennlp.data import DatasetReader, Instance
+from allennlp.models import Model
+from allennlp.models.archival import load_archive
+
+from seqgraph_allennlp.common.conllu import ConlluSentence, parse_string, read_sentences
+from seqgraph_allennlp.predictors.seqgraph_parser import InputError, SeqGraphParserPredictor
+
+
+@dataclass(frozen=True)
+class Word:
+    """
+    One word of a parsed sentence.
+
+    # Parameters
+
+    id : `int`
+        1-based position in the sentence.
+    form : `str`
+    head : `Optional[int]`
+        The predicted head's id, `0` for the root; `None` where the sentence could not be parsed.
+    deprel : `Optional[str]`
+        The predicted relation to the head; `None` where the sentence could not be parsed.
+    upos : `Optional[str]`, optional (default = `None`)
+        The UPOS column of CoNLL-U input, where it is not `_`; `None` for text and word lists.
+    space_after : `bool`, optional (default = `True`)
+        Whether whitespace followed the word (`SpaceAfter=No` in CoNLL-U where not).
+    """
+
+    id: int
+    form: str
+    head: Optional[int]
+    deprel: Optional[str]
+    upos: Optional[str] = None
+    space_after: bool = True
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One edge of the generation order: added at its step with the policy's `probability`."""
+
+    head: int
+    dependent: int
+    probability: float
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """
+    One parsed sentence.
+
+    # Parameters
+
+    words : `List[Word]`
+    generation_order : `List[Edge]`
+        The edges in the order the parser added them (empty for a model that decodes all edges at once).
+    text : `Optional[str]`
+        The sentence's text (`# text`), where known.
+    sent_id : `Optional[str]`
+        Its `# sent_id`: the input's for CoNLL-U, its number within the call for raw text.
+    error : `Optional[str]`
+        Why the sentence was not parsed (e.g. longer than the model's `max_sentence_length`), else `None`.
+    conllu : `str`
+        The sentence as CoNLL-U, as `allennlp predict` writes it (`to_conllu()`).
+    """
+
+    words: List[Word]
+    generation_order: List[Edge]
+    text: Optional[str] = None
+    sent_id: Optional[str] = None
+    error: Optional[str] = None
+    conllu: str = field(default="", repr=False)
+
+    @property
+    def heads(self) -> List[Optional[int]]:
+        return [word.head for word in self.words]
+
+    @property
+    def deprels(self) -> List[Optional[str]]:
+        return [word.deprel for word in self.words]
+
+    def to_conllu(self) -> str:
+        """The sentence as CoNLL-U, ending with its blank line."""
+        return self.conllu
+
+
+class ParseResult(List[Sentence]):
+    """The sentences of one `Parser` call, in input order (a list), and `to_conllu()` for all of them."""
+
+    def to_conllu(self) -> str:
+        return "".join(sentence.to_conllu() for sentence in self)
+
+
+class Parser:
+    """
+    Parses with a trained `seqgraph_parser` archive (or a `conll18_biaffine_parser` one) in Python.
+
+    `parse(text)` takes raw text (a string: tokenised and split into sentences as the predictor does
+    with `{"text": ...}`), one sentence as a list of words, or a list of such lists; `parse_conllu` takes a
+    CoNLL-U file or string. Both return a `ParseResult`, a list of `Sentence`s. Input that cannot be parsed
+    at all (an empty text, a word that is not a string, a malformed CoNLL-U file) raises a
+    `seqgraph_allennlp.common.errors.SeqGraphError` with a one-line message; a sentence too long for the
+    model comes back with `error` set and no heads.
+
+    # Parameters
+
+    model : `Model`
+    dataset_reader : `DatasetReader`
+        The model's `seqgraph_ud` reader.
+    tau : `float`, optional (default = `None`)
+        Multi-edge decoding threshold (the predictor's `tau`); `None` keeps the model's.
+    language : `str`, optional (default = `None`)
+        The language of raw text (the predictor's `language`); `None` takes the archive's, else `"en"`.
+    batch_size : `int`, optional (default = `64`)
+        Sentences per call to the model when parsing lists of sentences and CoNLL-U.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        dataset_reader: DatasetReader,
+        tau: Optional[float] = None,
+        language: Optional[str] = None,
+        batch_size: int = 64,
+    ) -> None:
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        self._model = model
+        self._dataset_reader = dataset_reader
+        self._tau = tau
+        self.batch_size = batch_size
+        # checks tau and language now rather than at the first call
+        self.language = self._predictor(language).language
+
+    @classmethod
+    def from_archive(
+        cls,
+        archive_path: Union[str, "os.PathLike[str]"],
+        cuda_device: int = -1,
+        tau: Optional[float] = None,
+        language: Optional[str] = None,
+        batch_size: int = 64,
+    ) -> "Parser":
+        """
+        Loads `model.tar.gz` (as written by `allennlp train`) once, onto `cuda_device` (`-1`: the CPU).
+        """
+        archive = load_archive(str(archive_path), cuda_device=cuda_device)
+        return cls(archive.model, archive.validation_dataset_reader, tau, language, batch_size)
+
+    def _predictor(self, language: Optional[str] = None) -> SeqGraphParserPredictor:
+        # a fresh predictor per call (cheap: the model and the tokeniser are shared), so that the
+        # sentences of raw text are numbered from 1 in each call, as in a run of `allennlp predict`
+        return SeqGraphParserPredictor(
+            self._model,
+            self._dataset_reader,
+            output_format="conllu",
+            tau=self._tau,
+            language=getattr(self, "language", None) if language is None else language,
+        )
+
+    # Parsing
+
+    def parse(self, text_or_words: Union[str, Sequence[str], Sequence[Sequence[str]]]) -> ParseResult:
+        """
+        Parses raw text (`str`: one sentence or several), one tokenised sentence (a list of words) or
+        several (a list of lists of words).
+        """
+        predictor = self._predictor()
+        if isinstance(text_or_words, str):
+            if not text_or_words.strip():
+                # the predictor would say the same, but also log it as a failed record
+                raise InputError('empty text: "text" has no words')
+            output = predictor.predict_json({"text": text_or_words})
+            if "error" in output:
+                raise InputError(output["error"])
+            return ParseResult(_sentence(sentence) for sentence in output["sentences"])
+        if not isinstance(text_or_words, (list, tuple)) or not text_or_words:
+            raise InputError(
+                "parse() takes a string, a list of words or a list of lists of words, got "
+                + ("an empty list" if isinstance(text_or_words, (list, tuple)) else type(text_or_words).__name__)
+            )
+        if all(isinstance(word, str) for word in text_or_words):
+            sentences: List[Any] = [text_or_words]
+        elif all(isinstance(words, (list, tuple)) for words in text_or_words):
+            sentences = list(text_or_words)
+        else:
+            raise InputError("parse() takes a list of words (strings) or a list of lists of words, not a mix")
+        records = [{"words": list(words)} for words in sentences]
+        for number, record in enumerate(records, start=1):
+            try:
+                predictor._json_to_instance(record)
+            except InputError as error:
+                where = f"sentence {number}: " if len(records) > 1 else ""
+                raise InputError(where + str(error)) from None
+        result = ParseResult()
+        for start in range(0, len(records), self.batch_size):
+            batch = records[start : start + self.batch_size]
+            for record, output in zip(batch, predictor.predict_batch_json(batch)):
+                result.append(_sentence(output, record["words"]))
+        return result
+
+    def parse_conllu(self, path_or_string: Union[str, "os.PathLike[str]"]) -> ParseResult:
+        """
+        Parses the sentences of a CoNLL-U file, or of CoNLL-U text (a string with a line break). Each
+        sentence's `conllu` is its input, line for line, with HEAD and DEPREL predicted.
+        """
+        if isinstance(path_or_string, str) and "\n" in path_or_string:
+            sentences: Iterable[ConlluSentence] = parse_string(path_or_string)
+        elif isinstance(path_or_string, (str, os.PathLike)):
+            path = Path(path_or_string)
+            if not path.is_file():
+                raise InputError(f"{path}: no such CoNLL-U file")
+            sentences = read_sentences(str(path))
+        else:
+            raise InputError(f"parse_conllu() takes a path or CoNLL-U text, got {type(path_or_string).__name__}")
+        predictor = self._predictor()
+        result = ParseResult()
+        for batch in _batches(self._dataset_reader.sentences_to_instances(sentences), self.batch_size):
+            result.extend(_sentence(output) for output in predictor.predict_batch_instance(batch))
+        return result
+
+
+def _batches(instances: Iterable[Instance], size: int) -> Iterator[List[Instance]]:
+    batch: List[Instance] = []
+    for instance in instances:
+        batch.append(instance)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _sentence(output: dict, words: Optional[List[str]] = None) -> Sentence:
+    """A `Sentence` from one of the predictor's CoNLL-U outputs (`words`: the input of a word list)."""
+    error = output.get("error")
+    conllu = output.get("conllu", "")
+    # the CoNLL-U of an unparsed word list is only its error comment: no word line, no tab
+    parsed = parse_string(conllu) if "\t" in conllu else []
+    if parsed:
+        sentence = parsed[0]
+        entries = [
+            Word(
+                word.id,
+                word.form,
+                word.head,
+                None if word.deprel == "_" else word.deprel,
+                None if word.upos == "_" else word.upos,
+                word.space_after,
+            )
+            for word in sentence.words
+        ]
+        text, sent_id = sentence.text, sentence.sent_id
+    else:
+        entries = [Word(index, form, None, None) for index, form in enumerate(words or [], start=1)]
+        text, sent_id = None, None
+    order = [
+        Edge(int(head), int(dependent), float(probability))
+        for (head, dependent), probability in zip(
+            output.get("generation_order") or [], output.get("edge_probabilities") or []
+        )
+    ]
+    return Sentence(entries, order, text, sent_id, error, conllu)
