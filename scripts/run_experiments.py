@@ -530,6 +530,32 @@ def tokenisation_table(result: Dict) -> List[str]:
     return lines
 
 
+def raw_text_table(result: Dict) -> List[str]:
+    """The section of a results/raw_text/*.json written by scripts/raw_text_eval.py."""
+    def cell(value) -> str:
+        return "—" if value is None else f"{value:.2f}"
+
+    lines = [
+        f"## Raw text: parsing ({result['name']})",
+        "",
+        f"From `results/raw_text/{result['name']}.json`: `{result['model']['path']}` parses `{result['gold']['path']}` "
+        f"({result['gold']['sentences']} sentences) from its raw text (rebuilt from the `# text` lines, "
+        f"{result['gold']['texts']} texts; the predictor's tokeniser and sentence splitter) and from the gold "
+        "tokenisation; scored with the CoNLL 2018 evaluation (`udtools.udeval`, system words aligned to gold "
+        f"ones), F1 in %. UPOS only for a model with a tagger. {result['machine']['cpu_cores']} CPU cores, "
+        f"{result['date'][:10]}, commit {result['git_commit'][:10]}.",
+        "",
+        "| input | Tokens | Sentences | Words | UPOS | UAS | LAS | s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in result["rows"]:
+        lines.append(f"| {row['input']} | " + " | ".join(
+            cell(row[metric]) for metric in ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS")
+        ) + f" | {row['seconds']:.1f} |")
+    lines += ["", "Made with:", "", f"    .venv/bin/python {result['command']}", ""]
+    return lines
+
+
 def write_report() -> None:
     # one JSON per training run; results/tau_sweep, results/easy_first and speed.json are other reports
     results = [result for result in (json.loads(path.read_text()) for path in sorted(RESULTS.glob("*/*.json")))
@@ -608,6 +634,8 @@ def write_report() -> None:
         lines += speed_table(json.loads(speed_path.read_text()))
     for tokenisation_path in sorted((RESULTS / "tokenisation").glob("*.json")):
         lines += tokenisation_table(json.loads(tokenisation_path.read_text()))
+    for raw_text_path in sorted((RESULTS / "raw_text").glob("*.json")):
+        lines += raw_text_table(json.loads(raw_text_path.read_text()))
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text("\n".join(lines))
     print(f"wrote {REPORT}")

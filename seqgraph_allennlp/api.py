@@ -40,7 +40,9 @@ class Word:
     deprel : `Optional[str]`
         The predicted relation to the head; `None` where the sentence could not be parsed.
     upos : `Optional[str]`, optional (default = `None`)
-        The UPOS column of CoNLL-U input, where it is not `_`; `None` for text and word lists.
+        The UPOS column of the output: CoNLL-U input's own tag where it is not `_`, else the model's
+        predicted tag when it has a UPOS tagger (`predict_upos`; with `overwrite_upos`, the predicted tag
+        everywhere); `None` where neither gives one (text and word lists parsed by a model without a tagger).
     space_after : `bool`, optional (default = `True`)
         Whether whitespace followed the word (`SpaceAfter=No` in CoNLL-U where not).
     """
@@ -131,6 +133,9 @@ class Parser:
         The language of raw text (the predictor's `language`); `None` takes the archive's, else `"en"`.
     batch_size : `int`, optional (default = `64`)
         Sentences per call to the model when parsing lists of sentences and CoNLL-U.
+    overwrite_upos : `bool`, optional (default = `False`)
+        With a model with a UPOS tagger, give each word the predicted UPOS even where CoNLL-U input has its
+        own (the predictor's `overwrite_upos`); by default the input's UPOS is kept and only `_` is filled.
     """
 
     def __init__(
@@ -140,14 +145,16 @@ class Parser:
         tau: Optional[float] = None,
         language: Optional[str] = None,
         batch_size: int = 64,
+        overwrite_upos: bool = False,
     ) -> None:
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
         self._model = model
         self._dataset_reader = dataset_reader
         self._tau = tau
+        self._overwrite_upos = overwrite_upos
         self.batch_size = batch_size
-        # checks tau and language now rather than at the first call
+        # checks tau, language and overwrite_upos now rather than at the first call
         self.language = self._predictor(language).language
 
     @classmethod
@@ -158,12 +165,13 @@ class Parser:
         tau: Optional[float] = None,
         language: Optional[str] = None,
         batch_size: int = 64,
+        overwrite_upos: bool = False,
     ) -> "Parser":
         """
         Loads `model.tar.gz` (as written by `allennlp train`) once, onto `cuda_device` (`-1`: the CPU).
         """
         archive = load_archive(str(archive_path), cuda_device=cuda_device)
-        return cls(archive.model, archive.validation_dataset_reader, tau, language, batch_size)
+        return cls(archive.model, archive.validation_dataset_reader, tau, language, batch_size, overwrite_upos)
 
     def _predictor(self, language: Optional[str] = None) -> SeqGraphParserPredictor:
         # a fresh predictor per call (cheap: the model and the tokeniser are shared), so that the
@@ -174,6 +182,7 @@ class Parser:
             output_format="conllu",
             tau=self._tau,
             language=getattr(self, "language", None) if language is None else language,
+            overwrite_upos=self._overwrite_upos,
         )
 
     # Parsing

@@ -173,6 +173,9 @@ def test_options(trained_model_archive, parser):
         Parser.from_archive(trained_model_archive, tau=1.5)
     with pytest.raises(ConfigurationError, match="language must be a language code"):
         Parser.from_archive(trained_model_archive, language="")
+    # this model has no UPOS tagger (tests/test_upos_tagger.py parses with one)
+    with pytest.raises(ConfigurationError, match="overwrite_upos needs a model with a UPOS tagger"):
+        Parser.from_archive(trained_model_archive, overwrite_upos=True)
     with pytest.raises(ValueError, match="batch_size"):
         Parser(parser._model, parser._dataset_reader, batch_size=0)
     assert Word(1, "a", 0, "root") == Word(1, "a", 0, "root", None, True)

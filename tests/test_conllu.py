@@ -123,6 +123,14 @@ def test_format_sentence_writes_none_as_underscore_and_checks_lengths():
         format_sentence(sentence, [0, 1], ["root", "x"])
 
 
+def test_format_sentence_replaces_upos_when_given():
+    (sentence,) = parse_string("# c\n1\tHi\thi\tINTJ\tUH\t_\t_\t_\t_\tSpaceAfter=No\n")
+    assert format_sentence(sentence, [0], ["root"]) == "# c\n1\tHi\thi\tINTJ\tUH\t_\t0\troot\t_\tSpaceAfter=No\n\n"
+    assert format_sentence(sentence, [0], ["root"], ["X"]) == "# c\n1\tHi\thi\tX\tUH\t_\t0\troot\t_\tSpaceAfter=No\n\n"
+    with pytest.raises(ValueError, match="1 words but got 2 UPOS tags"):
+        format_sentence(sentence, [0], ["root"], ["X", "Y"])
+
+
 def test_file_without_final_blank_line(tmp_path):
     text = EN_SMALL.read_text(encoding="utf-8")
     for ending in ("\n", ""):

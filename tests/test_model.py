@@ -19,7 +19,8 @@ CONFIGS = ROOT / "fixtures" / "configs"
 DATA = ROOT / "fixtures" / "conllu" / "en_small.conllu"
 
 SEQGRAPH_CONFIGS = ["coach_valid", "coach_valid_paper", "coach_valid_transformer", "coach_valid_pretrained",
-                    "coach_valid_multilingual", "uniform", "one_step", "one_step_mst", "linearized", "annealed", "oracle_rollin"]
+                    "coach_valid_multilingual", "coach_valid_upos", "uniform", "one_step", "one_step_mst", "linearized",
+                    "annealed", "oracle_rollin"]
 
 
 class TestSeqGraphParser(ModelTestCase):

@@ -119,6 +119,9 @@ def test_pos_tags(archive, tmp_path):
     assert sentence.comments == ["# text = The cat sat"]
     assert sentence.forms == words
     assert sentence.upos == pos  # the reader reads no tags, so they go to UPOS
+    # a model without a UPOS tagger (tests/test_upos_tagger.py has one) predicts none and leaves UPOS alone
+    assert "predicted_upos" not in output
+    assert parse_string(conllu.dump_line(conllu.predict_json({"words": words})))[0].upos == ["_"] * 3
     assert sentence.heads == output["predicted_heads"]
     assert sentence.deprels == output["predicted_dependencies"]
     check_tree(sentence)

@@ -13,7 +13,13 @@ from allennlp.data.data_loaders import MultiProcessDataLoader
 from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenCharactersIndexer
 from allennlp.models import Model
 
-from seqgraph_allennlp.common.conllu import ConlluError, ConlluSentence, format_sentence, read_sentences
+from seqgraph_allennlp.common.conllu import (
+    ConlluError,
+    ConlluSentence,
+    format_sentence,
+    parse_string,
+    read_sentences,
+)
 from seqgraph_allennlp.dataset_readers.seqgraph_ud import SeqGraphUDReader
 
 REPO = Path(__file__).resolve().parent.parent
@@ -104,6 +110,36 @@ def test_pos_tags_option(column, expected):
 def test_unknown_pos_tags_option_is_a_configuration_error(bad):
     with pytest.raises(ConfigurationError, match="pos_tags must be one of"):
         SeqGraphUDReader(pos_tags=bad)
+
+
+def test_upos_targets_option():
+    # off by default: allennlp-models' biaffine_parser would reject the field
+    assert all("upos_tags" not in instance.fields for instance in read(SeqGraphUDReader(), "en_small.conllu"))
+    reader = DatasetReader.from_params(Params({"type": "seqgraph_ud", "upos_targets": True}))
+    instances = read(reader, "en_small.conllu")
+    for instance in instances:
+        conllu = instance["metadata"]["conllu"]
+        assert set(instance.fields) == {"words", "head_tags", "head_indices", "upos_tags", "metadata"}
+        assert labels(instance, "upos_tags") == conllu.upos
+        assert instance["upos_tags"]._label_namespace == "upos"
+    assert labels(instances[1], "upos_tags")[:3] == ["PRON", "AUX", "VERB"]
+    # the gold input tags (`pos_tags`) are another option, in another namespace: both can be on
+    both = list(SeqGraphUDReader(pos_tags="upos", upos_targets=True).read(EN_SMALL))[1]
+    assert both["pos_tags"]._label_namespace == "pos"
+    assert labels(both, "pos_tags") == labels(both, "upos_tags")
+
+
+def test_no_upos_targets_for_a_sentence_without_upos():
+    reader = SeqGraphUDReader(upos_targets=True)
+    # every UPOS is `_` (raw text to parse), or only some are: no targets
+    assert all("upos_tags" not in instance.fields for instance in read(reader, "no_heads.conllu"))
+    partial = "1\tDogs\t_\tNOUN\t_\t_\t2\tnsubj\t_\t_\n2\tbark\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
+    (instance,) = reader.sentences_to_instances(parse_string(partial))
+    assert "upos_tags" not in instance.fields and "head_indices" in instance.fields
+    # a plain word list (the predictor's input) has none either
+    assert "upos_tags" not in reader.text_to_instance(["Dogs", "bark"]).fields
+    with pytest.raises(ValueError, match="2 words but 1 upos_tags"):
+        reader.text_to_instance(["Dogs", "bark"], upos_tags=["NOUN"])
 
 
 def test_raw_text_without_heads_gets_no_head_fields():

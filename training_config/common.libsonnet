@@ -83,11 +83,22 @@
     optimizer: { type: 'fused_adam', lr: 2e-3, betas: [0.9, 0.9] },
   },
 
+  // A UPOS tagger on the parser's encoder, trained with it (its cross-entropy times `weight` added to the
+  // loss), so that raw text gets a UPOS column: the reader adds the gold UPOS as the tagger's targets
+  // (`upos_targets`, never an input) and the model tags (`predict_upos`). Added to a whole config, e.g.
+  // training_config/coach_valid_upos.jsonnet; the same with dotted overrides on any sequential config:
+  // -o '{"dataset_reader.upos_targets": true, "model.predict_upos": true, "model.upos_loss_weight": 1.0}'
+  upos_tagger(weight=1.0):: {
+    dataset_reader+: { upos_targets: true },
+    model+: { predict_upos: true, upos_loss_weight: weight },
+  },
+
   // The sequential graph parser with the given training policy. policy_support: 'valid' normalises the
   // policy over the valid edges of each state, 'all' is the paper's equation 5 over all V x V edges;
   // head_selection_weight > 0 adds Dozat & Manning's per-word head cross-entropy on S_0 to the KL loss
-  // (beyond the paper). The seqgraph_run_length callback gives annealed coaching the run's length.
-  seqgraph(recurrent=true, oracle=null, roll_in=null, decoder='valid', policy_support='valid', head_selection_weight=0.0, tau=null):: {
+  // (beyond the paper). upos_loss_weight: null has no UPOS tagger; a number adds one (upos_tagger above)
+  // with that loss weight. The seqgraph_run_length callback gives annealed coaching the run's length.
+  seqgraph(recurrent=true, oracle=null, roll_in=null, decoder='valid', policy_support='valid', head_selection_weight=0.0, tau=null, upos_loss_weight=null):: {
     dataset_reader: $.dataset_reader,
     train_data_path: $.train_data_path,
     validation_data_path: $.validation_data_path,
@@ -125,5 +136,5 @@
     },
     data_loader: $.data_loader,
     trainer: $.trainer + { callbacks: [{ type: 'seqgraph_run_length' }] },
-  },
+  } + (if upos_loss_weight != null then $.upos_tagger(upos_loss_weight) else {}),
 }

@@ -29,6 +29,7 @@ from seqgraph_allennlp.common.errors import SeqGraphError
 
 NUM_COLUMNS = 10
 # 0-based positions of the columns that `format_sentence` rewrites.
+UPOS_COLUMN = 3
 HEAD_COLUMN = 6
 DEPREL_COLUMN = 7
 
@@ -347,17 +348,24 @@ def format_sentence(
     sentence: ConlluSentence,
     heads: Sequence[Optional[int]],
     deprels: Sequence[Optional[str]],
+    upos: Optional[Sequence[str]] = None,
 ) -> str:
     """
     The sentence's lines exactly as read, with only HEAD and DEPREL (columns 7 and 8) of its word lines
-    replaced by `heads` (1-based, `0` the root) and `deprels`, one per word; `None` writes `_`. The text
-    ends with the blank line that closes a sentence, so writing every sentence of a file with its own gold
-    heads and relations reproduces the file.
+    replaced by `heads` (1-based, `0` the root) and `deprels`, one per word; `None` writes `_`. With `upos`
+    (one tag per word), UPOS (column 4) is replaced too; without, it is kept as read. The text ends with the
+    blank line that closes a sentence, so writing every sentence of a file with its own gold heads and
+    relations reproduces the file.
     """
     if len(heads) != len(sentence.words) or len(deprels) != len(sentence.words):
         raise ValueError(
             f"{sentence.file_path}:{sentence.start_line}: sentence has {len(sentence.words)} words but "
             f"got {len(heads)} heads and {len(deprels)} relations"
+        )
+    if upos is not None and len(upos) != len(sentence.words):
+        raise ValueError(
+            f"{sentence.file_path}:{sentence.start_line}: sentence has {len(sentence.words)} words but "
+            f"got {len(upos)} UPOS tags"
         )
     word_lines = {word.line_number: index for index, word in enumerate(sentence.words)}
     output = []
@@ -368,6 +376,8 @@ def format_sentence(
             head, deprel = heads[index], deprels[index]
             columns[HEAD_COLUMN] = "_" if head is None else str(int(head))
             columns[DEPREL_COLUMN] = "_" if deprel is None else deprel
+            if upos is not None:
+                columns[UPOS_COLUMN] = upos[index]
             line = "\t".join(columns)
         output.append(line)
     return "\n".join(output) + "\n\n"

@@ -32,7 +32,11 @@ class SeqGraphUDReader(DatasetReader):
     Each instance has these fields:
 
     * `words` : `TextField` of the word forms;
-    * `pos_tags` : `SequenceLabelField` (namespace `"pos"`), only when `pos_tags` is set;
+    * `pos_tags` : `SequenceLabelField` (namespace `"pos"`), only when `pos_tags` is set: gold tags as the
+      model's input (`pos_tag_embedding`);
+    * `upos_tags` : `SequenceLabelField` of the UPOS column (namespace `"upos"`), only with `upos_targets`
+      and when every word has a UPOS (not `_`): the targets of the model's UPOS tagger (`predict_upos`),
+      never its input;
     * `head_indices` : `SequenceLabelField` of 1-based head word ids, 0 the root (namespace
       `"head_index_tags"`), and `head_tags` : `SequenceLabelField` of relations (namespace `"head_tags"`),
       only when every word has a gold HEAD and DEPREL (a sentence with `_` heads is raw text to parse);
@@ -48,6 +52,12 @@ class SeqGraphUDReader(DatasetReader):
     pos_tags : `str`, optional (default = `None`)
         Which CoNLL-U column gives the `pos_tags` field: `"upos"`, `"xpos"`, or `None` for no tags (the
         default, since raw text to be parsed has no gold tags).
+    upos_targets : `bool`, optional (default = `False`)
+        Add the `upos_tags` field (the UPOS column) to each sentence that has one, for `seqgraph_parser`'s
+        UPOS tagger (`predict_upos: true`). Off by default: AllenNLP passes every field to the model's
+        `forward`, and a model without a `upos_tags` argument (allennlp-models' `biaffine_parser`) rejects
+        it. As with gold heads, a batch cannot mix sentences with and without the field, so a training file
+        needs UPOS on every word.
     skip_invalid_trees : `bool`, optional (default = `False`)
         A sentence whose gold heads are not a tree (no root word, several, or a cycle) is an error; with
         `True` it is skipped with a warning naming the file and line instead.
@@ -71,6 +81,7 @@ class SeqGraphUDReader(DatasetReader):
         self,
         token_indexers: Dict[str, TokenIndexer] = None,
         pos_tags: Optional[str] = None,
+        upos_targets: bool = False,
         skip_invalid_trees: bool = False,
         max_sentences: Optional[int] = None,
         language: Optional[str] = None,
@@ -91,6 +102,7 @@ class SeqGraphUDReader(DatasetReader):
             "token_characters": TokenCharactersIndexer(min_padding_length=3),
         }
         self.pos_tags = pos_tags
+        self.upos_targets = upos_targets
         self.skip_invalid_trees = skip_invalid_trees
         self.max_sentences = max_sentences
         self.language = language
@@ -120,12 +132,14 @@ class SeqGraphUDReader(DatasetReader):
                         raise
                     logger.warning("Skipping a sentence: %s", error)
                     continue
+            has_upos = all(tag != "_" for tag in sentence.upos)
             yield self.text_to_instance(
                 sentence.forms,
                 getattr(sentence, self.pos_tags) if self.pos_tags else None,
                 sentence.heads if sentence.has_gold_tree else None,
                 sentence.deprels if sentence.has_gold_tree else None,
                 sentence,
+                sentence.upos if self.upos_targets and has_upos else None,
             )
 
     def text_to_instance(
@@ -135,6 +149,7 @@ class SeqGraphUDReader(DatasetReader):
         heads: List[int] = None,
         deprels: List[str] = None,
         sentence: ConlluSentence = None,
+        upos_tags: List[str] = None,
     ) -> Instance:
         """
         # Parameters
@@ -149,6 +164,9 @@ class SeqGraphUDReader(DatasetReader):
             The gold relation of each word to its head.
         sentence : `ConlluSentence`, optional (default = `None`)
             The sentence as read, kept in the metadata for writing predictions back as CoNLL-U.
+        upos_tags : `List[str]`, optional (default = `None`)
+            The gold UPOS of each word, the tagger's targets; without them the instance has no `upos_tags`
+            field (`sentences_to_instances` gives them only with `upos_targets`).
 
         # Returns
 
@@ -156,7 +174,8 @@ class SeqGraphUDReader(DatasetReader):
         """
         if (heads is None) != (deprels is None):
             raise ValueError("heads and deprels must be given together")
-        for name, values in (("pos_tags", pos_tags), ("heads", heads), ("deprels", deprels)):
+        given = (("pos_tags", pos_tags), ("heads", heads), ("deprels", deprels), ("upos_tags", upos_tags))
+        for name, values in given:
             if values is not None and len(values) != len(words):
                 raise ValueError(f"{len(words)} words but {len(values)} {name}")
 
@@ -174,6 +193,8 @@ class SeqGraphUDReader(DatasetReader):
             fields["head_indices"] = SequenceLabelField(
                 list(heads), text_field, label_namespace="head_index_tags"
             )
+        if upos_tags is not None:
+            fields["upos_tags"] = SequenceLabelField(list(upos_tags), text_field, label_namespace="upos")
         fields["metadata"] = MetadataField(
             {
                 "words": list(words),

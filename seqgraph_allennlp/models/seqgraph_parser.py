@@ -11,7 +11,7 @@ from allennlp.modules.matrix_attention import BilinearMatrixAttention
 from allennlp.modules.token_embedders import Embedding
 from allennlp.nn import Activation, InitializerApplicator
 from allennlp.nn.util import get_final_encoder_states, get_text_field_mask, masked_log_softmax
-from allennlp.training.metrics import Average
+from allennlp.training.metrics import Average, CategoricalAccuracy
 
 from seqgraph_allennlp.common.errors import SentenceTooLongError
 from seqgraph_allennlp.modules.bilinear import MatmulBilinear
@@ -49,6 +49,9 @@ def kl_divergence(target: torch.Tensor, log_probs: torch.Tensor) -> torch.Tensor
 
 
 DECODERS = ("valid", "mst")
+# The vocabulary namespace of the UPOS tagger's tags, built from the `seqgraph_ud` reader's `upos_tags` field
+# (`upos_targets: true`). Not the reader's `pos_tags` namespace ("pos"): those are gold input tags.
+UPOS_NAMESPACE = "upos"
 
 
 class DecodingOptions(NamedTuple):
@@ -145,6 +148,12 @@ class SeqGraphParser(Model):
     * `head_selection_weight > 0` adds the biaffine objective of Dozat & Manning (2017) on `S_0`: for
       every word, the cross-entropy of its gold head under a softmax over its possible heads.
 
+    With `predict_upos: true` the model also tags each word with its UPOS, from the encoder's states of the
+    words (an MLP and a linear layer, like the label classifier's), trained with the parser: its
+    cross-entropy, times `upos_loss_weight`, is added to the loss where the batch has gold `upos_tags` (the
+    reader's `upos_targets: true`), so that raw text gets a UPOS column. The tagger never sees gold tags as
+    input (that is `pos_tag_embedding`, a separate option).
+
     # Parameters
 
     vocab : `Vocabulary`
@@ -174,6 +183,13 @@ class SeqGraphParser(Model):
     predict_labels : `bool`, optional (default = `True`)
         Train and apply a dependency label classifier on (head, dependent) pairs, for LAS.
     pos_tag_embedding : `Embedding`, optional (default = `None`)
+        An embedding of gold POS tags (the reader's `pos_tags`), concatenated to the word representation.
+    predict_upos : `bool`, optional (default = `False`)
+        Train and apply a UPOS tagger on the encoder's word states (an ELU MLP of `tag_representation_dim`
+        and a linear layer over the `"upos"` namespace, which the reader's `upos_targets: true` builds).
+        Reports `UPOS` accuracy and outputs `predicted_upos`.
+    upos_loss_weight : `float`, optional (default = `1.0`)
+        Weight of the tagger's cross-entropy (mean over words) in the loss; with `predict_upos` only.
     dropout : `float`, optional (default = `0.0`)
         Variational dropout on the encoder output and the MLPs.
     input_dropout : `float`, optional (default = `0.0`)
@@ -198,6 +214,8 @@ class SeqGraphParser(Model):
         single_root: bool = True,
         predict_labels: bool = True,
         pos_tag_embedding: Optional[Embedding] = None,
+        predict_upos: bool = False,
+        upos_loss_weight: float = 1.0,
         dropout: float = 0.0,
         input_dropout: float = 0.0,
         initializer: InitializerApplicator = InitializerApplicator(),
@@ -218,6 +236,8 @@ class SeqGraphParser(Model):
             raise ConfigurationError(
                 f"seqgraph_parser: head_selection_weight must be >= 0, got {head_selection_weight}"
             )
+        if upos_loss_weight < 0:
+            raise ConfigurationError(f"seqgraph_parser: upos_loss_weight must be >= 0, got {upos_loss_weight}")
 
         self.text_field_embedder = text_field_embedder
         self.encoder = encoder
@@ -280,10 +300,46 @@ class SeqGraphParser(Model):
         # V x V edges, which a per-word softmax over heads never sees
         self._root_vector = torch.nn.Parameter(torch.randn(1, 1, encoder_dim) * 0.01)
 
+        # built after every parser module, so that a seed initialises the parser alike with and without it
+        self.predict_upos = predict_upos
+        self.upos_loss_weight = upos_loss_weight
+        if predict_upos:
+            upos_tags = self._upos_vocabulary(vocab)
+            self.upos_feedforward = FeedForward(
+                encoder_dim, 1, tag_representation_dim, Activation.by_name("elu")()
+            )
+            self.upos_projection = torch.nn.Linear(tag_representation_dim, len(upos_tags))
+            # the padding and unknown entries of the namespace are never predicted
+            self.register_buffer(
+                "_unpredictable_upos",
+                torch.tensor([tag in (vocab._padding_token, vocab._oov_token) for tag in upos_tags]),
+                persistent=False,
+            )
+            self._upos_accuracy = CategoricalAccuracy()
+
         self._attachment_scores = ShardSafeAttachmentScores()
         self._kl = Average()
         self._head_nll = Average()
         initializer(self)
+
+    @staticmethod
+    def _upos_vocabulary(vocab: Vocabulary) -> List[str]:
+        """
+        The `"upos"` namespace's entries by index; raises `ConfigurationError` when it has no tag (the tagger
+        would have nothing to predict).
+        """
+        message = (
+            'seqgraph_parser: predict_upos needs the "upos" vocabulary namespace, built from the reader\'s '
+            "upos_targets: true on training data with a UPOS column; "
+        )
+        # get_vocab_size would create a missing namespace (padding and unknown entries only)
+        if UPOS_NAMESPACE not in vocab.get_namespaces():
+            raise ConfigurationError(message + "the vocabulary has none")
+        size = vocab.get_vocab_size(UPOS_NAMESPACE)
+        tags = [vocab.get_token_from_index(index, UPOS_NAMESPACE) for index in range(size)]
+        if not set(tags) - {vocab._padding_token, vocab._oov_token}:
+            raise ConfigurationError(message + "the namespace has no tag")
+        return tags
 
     @property
     def max_sentence_length(self) -> Optional[int]:
@@ -306,6 +362,14 @@ class SeqGraphParser(Model):
         return self._decoding.tau
 
     @property
+    def predicts_upos(self) -> bool:
+        """
+        Whether the model tags words with UPOS (`predict_upos`), giving `predicted_upos` in its human-readable
+        output.
+        """
+        return self.predict_upos
+
+    @property
     def uses_pos_tags(self) -> bool:
         """
         Whether the model embeds POS tags, and so needs `pos_tags` from the reader.
@@ -322,6 +386,7 @@ class SeqGraphParser(Model):
         pos_tags: torch.LongTensor = None,
         head_tags: torch.LongTensor = None,
         head_indices: torch.LongTensor = None,
+        upos_tags: torch.LongTensor = None,
         decoding: Optional[DecodingOptions] = None,
     ) -> Dict[str, torch.Tensor]:
         """
@@ -333,6 +398,8 @@ class SeqGraphParser(Model):
         pos_tags : `torch.LongTensor`, optional, `(batch_size, N)`
         head_tags : `torch.LongTensor`, optional, `(batch_size, N)`, gold labels.
         head_indices : `torch.LongTensor`, optional, `(batch_size, N)`, gold heads (0 is the root).
+        upos_tags : `torch.LongTensor`, optional, `(batch_size, N)`
+            Gold UPOS tags (namespace `"upos"`), the tagger's targets (`predict_upos`); never its input.
         decoding : `DecodingOptions`, optional (default = `None`)
             How to decode this batch; `None` decodes with the model's own options (`self.decoding`).
 
@@ -340,7 +407,8 @@ class SeqGraphParser(Model):
 
         `heads` and `head_tags` `(batch_size, V)` (root first), `edges` `(batch_size, N, 2)` in generation
         order, `edge_steps` and `edge_probabilities` `(batch_size, N)`, `mask` `(batch_size, V)`, and with
-        gold heads `loss` (the mean KL plus `label_loss`).
+        gold heads `loss` (the mean KL plus `label_loss`). With `predict_upos`, `upos` `(batch_size, N)`, the
+        predicted tags, and with gold `upos_tags` `upos_loss`, added to `loss` times `upos_loss_weight`.
         """
         decoding = self._decoding_options(decoding)
         initial_scores, encoded, final_state, node_mask = self._encode(words, pos_tags)
@@ -378,6 +446,22 @@ class SeqGraphParser(Model):
                 label_loss = (label_nll * words).sum() / words.sum().clamp(min=1)
                 output["label_loss"] = label_loss
                 output["loss"] = output["loss"] + label_loss
+
+        if self.predict_upos:
+            # shape (batch_size, N, num_upos): from the words' encoder states, the root left out
+            upos_logits = self.upos_projection(self._dropout(self.upos_feedforward(encoded[:, 1:])))
+            predictable_logits = upos_logits.masked_fill(self._unpredictable_upos, float("-inf"))
+            output["upos"] = predictable_logits.argmax(dim=-1)
+            if upos_tags is not None:
+                upos_log_probs = torch.log_softmax(upos_logits, dim=-1)
+                # shape (batch_size, N)
+                upos_nll = -upos_log_probs.gather(-1, upos_tags.unsqueeze(-1)).squeeze(-1)
+                upos_loss = (upos_nll * mask).sum() / mask.sum().clamp(min=1)
+                output["upos_loss"] = upos_loss
+                # tags without heads (a treebank with UPOS and `_` heads) still give a loss
+                weighted = self.upos_loss_weight * upos_loss
+                output["loss"] = output["loss"] + weighted if "loss" in output else weighted
+                self._upos_accuracy(predictable_logits, upos_tags, mask.contiguous())
 
         if self.training and gold_heads is not None:
             # during training the decoder would only feed the metrics, at the cost of a second walk through
@@ -725,6 +809,13 @@ class SeqGraphParser(Model):
         edges = output_dict.pop("edges", None)
         probabilities = output_dict.pop("edge_probabilities", None)
         output_dict.pop("edge_steps", None)
+        upos = output_dict.pop("upos", None)
+        if upos is not None:
+            upos = upos.cpu()
+            output_dict["predicted_upos"] = [
+                [self.vocab.get_token_from_index(tag, UPOS_NAMESPACE) for tag in tags[: length - 1]]
+                for tags, length in zip(upos.tolist(), lengths)
+            ]
         predicted_heads, predicted_dependencies, orders, edge_probabilities = [], [], [], []
         for index, length in enumerate(lengths):
             num_words = length - 1
@@ -758,6 +849,9 @@ class SeqGraphParser(Model):
         metrics["kl"] = self._kl.get_metric(reset)
         if self.head_selection_weight > 0:
             metrics["head_nll"] = self._head_nll.get_metric(reset)
+        if self.predict_upos:
+            # counted on training batches too: the tagger's argmax costs nothing next to the decoder
+            metrics["UPOS"] = self._upos_accuracy.get_metric(reset)
         return metrics
 
     default_predictor = "seqgraph_parser"

@@ -31,9 +31,10 @@ OUTPUT_KEYS = (
     "predicted_dependencies",
     "generation_order",
     "edge_probabilities",
+    "predicted_upos",
 )
 # Gold annotation is not needed to predict: dropping it skips the loss and keeps the metrics untouched.
-GOLD_FIELDS = ("head_tags", "head_indices")
+GOLD_FIELDS = ("head_tags", "head_indices", "upos_tags")
 # Input keys: a raw text (several sentences), or one sentence as words or as words split at whitespace.
 TEXT_KEY = "text"
 SENTENCE_KEYS = ("words", "sentence")
@@ -132,7 +133,8 @@ class SeqGraphParserPredictor(Predictor):
 
     * `output_format: "json"`: a JSON object with `words`, `predicted_heads` (1-based, 0 the root),
       `predicted_dependencies`, and for the valid decoder `generation_order` (the `[head, dependent]`
-      edge added at each step) and `edge_probabilities` (the policy's probability of each of those edges);
+      edge added at each step) and `edge_probabilities` (the policy's probability of each of those edges),
+      and for a model with a UPOS tagger (`predict_upos`) `predicted_upos`, its tag for each word;
       a sentence of a `text` record also has `sent_id` (its number among the sentences of all `text`
       records, from 1), `text` (the sentence, whitespace inside it written as one space), `space_after`
       (whether whitespace followed each word in the input) and, on the command line, `record` (the number
@@ -143,7 +145,9 @@ class SeqGraphParserPredictor(Predictor):
       `# text = ...` comment and one line per word with ID, FORM, the `pos` tags (in the column the
       reader's `pos_tags` names, UPOS by default), HEAD and DEPREL, `_` elsewhere. A sentence of a `text`
       record also gets `# sent_id = N` before `# text`, and `SpaceAfter=No` in MISC after each word that
-      no whitespace followed, so that the text can be rebuilt from the FORMs.
+      no whitespace followed, so that the text can be rebuilt from the FORMs. With a model with a UPOS
+      tagger, the UPOS column gets the predicted tag where the input has none (`_`: text, words without
+      `pos`, CoNLL-U without UPOS); a gold UPOS of the input is kept unless `overwrite_upos`.
 
     A record that cannot be parsed (not valid JSON, not a JSON object, none of `text`, `words` or
     `sentence`, `text` with `words` or `sentence`, `text` not a string, no words, `words` not a list of
@@ -176,6 +180,10 @@ class SeqGraphParserPredictor(Predictor):
         language-neutral tokeniser where spaCy has no rules for it, e.g. Welsh). `None` takes the language
         recorded in the model's archive (the `seqgraph_ud` reader's `language`), else `"en"`.
         `--predictor-args '{"language": "de"}'`.
+    overwrite_upos : `bool`, optional (default = `False`)
+        With a model with a UPOS tagger, write the predicted UPOS over the input's own UPOS (CoNLL-U input,
+        or `pos` written to UPOS) too, instead of only where the input has `_`. `--predictor-args
+        '{"output_format": "conllu", "overwrite_upos": true}'`. A model without a tagger refuses it.
     """
 
     def __init__(
@@ -186,6 +194,7 @@ class SeqGraphParserPredictor(Predictor):
         output_format: str = "json",
         tau: Optional[float] = None,
         language: Optional[str] = None,
+        overwrite_upos: bool = False,
     ) -> None:
         super().__init__(model, dataset_reader, frozen)
         # None: the model decodes as its config says
@@ -202,6 +211,12 @@ class SeqGraphParserPredictor(Predictor):
                 f'seqgraph_parser predictor: output_format must be "json" or "conllu", got {output_format!r}'
             )
         self.output_format = output_format
+        if overwrite_upos and not self._predicts_upos:
+            raise ConfigurationError(
+                "seqgraph_parser predictor: overwrite_upos needs a model with a UPOS tagger "
+                "(predict_upos: true)"
+            )
+        self.overwrite_upos = overwrite_upos
         if language is None:
             language = getattr(dataset_reader, "language", None) or DEFAULT_LANGUAGE
         try:
@@ -338,6 +353,10 @@ class SeqGraphParserPredictor(Predictor):
     def _uses_pos_tags(self) -> bool:
         return bool(getattr(self._model, "uses_pos_tags", False))
 
+    @property
+    def _predicts_upos(self) -> bool:
+        return bool(getattr(self._model, "predicts_upos", False))
+
     def _minimal_sentence(
         self,
         words: List[str],
@@ -452,7 +471,10 @@ class SeqGraphParserPredictor(Predictor):
                 if sentence is None:
                     sentence = self._minimal_sentence(result["words"], None, None, None)
                 result["conllu"] = format_sentence(
-                    sentence, result["predicted_heads"], result["predicted_dependencies"]
+                    sentence,
+                    result["predicted_heads"],
+                    result["predicted_dependencies"],
+                    self._upos_column(sentence, result),
                 )
             results.append(result)
         return results
@@ -472,6 +494,19 @@ class SeqGraphParserPredictor(Predictor):
         # the outputs kept are human-readable lists, one entry per instance
         return [
             {key: outputs[key][index] for key in OUTPUT_KEYS if key in outputs} for index in range(len(instances))
+        ]
+
+    def _upos_column(self, sentence: ConlluSentence, output: JsonDict) -> Optional[List[str]]:
+        """
+        The UPOS column to write: the predicted tag where the input has `_` (or everywhere with
+        `overwrite_upos`), the input's tag elsewhere; `None` (the column as read) without predicted tags.
+        """
+        predicted = output.get("predicted_upos")
+        if predicted is None:
+            return None
+        return [
+            tag if self.overwrite_upos or word.upos == "_" else word.upos
+            for word, tag in zip(sentence.words, predicted)
         ]
 
     # Errors
@@ -529,9 +564,11 @@ class SeqGraphParserPredictor(Predictor):
                 return outputs["conllu"]
             if "error" in outputs:
                 return f"# error = {_one_line(outputs['error'])}\n\n"
+            sentence = self._minimal_sentence(outputs["words"], None, None, None)
             return format_sentence(
-                self._minimal_sentence(outputs["words"], None, None, None),
+                sentence,
                 outputs["predicted_heads"],
                 outputs["predicted_dependencies"],
+                self._upos_column(sentence, outputs),
             )
         return json.dumps({key: value for key, value in outputs.items() if key != "conllu"}) + "\n"

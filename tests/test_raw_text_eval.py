@@ -1,0 +1,43 @@
+"""
+scripts/raw_text_eval.py (a model parses a treebank from its raw text and from its gold tokens, scored by
+`udtools.udeval`) and its section of docs/RESULTS.md, with the tiny fixture parser.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import run_experiments  # noqa: E402
+from seqgraph_allennlp import Parser  # noqa: E402
+from seqgraph_allennlp.common.scoring import score_files  # noqa: E402
+
+GOLD = ROOT / "fixtures" / "conllu" / "en_small.conllu"
+
+
+def test_raw_text_and_gold_tokens_are_scored(trained_model_archive, tmp_path):
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "raw_text_eval.py"), str(trained_model_archive), str(GOLD),
+         "--name", "fixture", "--out-dir", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    assert completed.returncode == 0, completed.stderr
+    result = json.loads((tmp_path / "fixture.json").read_text())
+    raw, gold = result["rows"]
+    assert raw["input"] == "raw text (paragraphs)" and gold["input"] == "gold tokenisation"
+    # gold tokens: every word aligned, and UAS / LAS as the project's own scorer counts them
+    assert gold["Tokens"] == gold["Words"] == gold["Sentences"] == 100.0
+    predicted = tmp_path / "predicted.conllu"
+    predicted.write_text(Parser.from_archive(trained_model_archive).parse_conllu(GOLD).to_conllu())
+    counts = score_files(str(GOLD), str(predicted))
+    assert abs(gold["UAS"] - round(100 * counts["UAS"], 2)) < 1e-9
+    assert abs(gold["LAS"] - round(100 * counts["LAS"], 2)) < 1e-9
+    # the fixture model has no tagger: no UPOS figure
+    assert raw["UPOS"] is None and gold["UPOS"] is None
+    assert 0 < raw["Words"] <= 100 and raw["UAS"] <= raw["Words"]
+
+    section = "\n".join(run_experiments.raw_text_table(result))
+    assert "## Raw text: parsing (fixture)" in section
+    assert f"| gold tokenisation | 100.00 | 100.00 | 100.00 | — | {gold['UAS']:.2f} | {gold['LAS']:.2f} |" in section
