@@ -10,9 +10,11 @@ setup(
     name="seqgraph-allennlp",
     version="0.1.0",
     description="Sequential Graph Dependency Parser (Welleck & Cho, 2019) for AllenNLP",
-    # seqgraph_assets: the install-time converters (`make install` runs them), kept out of the parser
+    # kept out of the parser: seqgraph_assets, the install-time converters (`make install` runs them), and
+    # seqgraph_experiments, the experiment and benchmark tools (scripts/ and benchmarks/ run them)
     packages=find_packages(
-        include=["seqgraph_allennlp", "seqgraph_allennlp.*", "seqgraph_assets", "seqgraph_assets.*"]
+        include=["seqgraph_allennlp", "seqgraph_allennlp.*", "seqgraph_assets", "seqgraph_assets.*",
+                 "seqgraph_experiments", "seqgraph_experiments.*"]
     ),
     python_requires=">=3.11",
     license="Apache-2.0",

@@ -38,6 +38,26 @@ def _run_from_repository_root(monkeypatch):
     yield
 
 
+@pytest.fixture(scope="session")
+def tiny_transformer(tmp_path_factory):
+    """
+    Writes a tiny random Hugging Face model directory (weights from seed 0) that stands in for a pretrained
+    transformer, without the network: `tiny_transformer(name, pieces, tokenizer_class, config_class,
+    model_class, **config)` gives its path; `pieces` is its word-piece vocabulary.
+    """
+    import torch
+
+    def write(name, pieces, tokenizer_class, config_class, model_class, **config) -> str:
+        directory = tmp_path_factory.mktemp(name)
+        (directory / "vocab.txt").write_text("\n".join(pieces) + "\n")
+        tokenizer_class(str(directory / "vocab.txt")).save_pretrained(str(directory))
+        torch.manual_seed(0)
+        model_class(config_class(vocab_size=len(pieces), **config)).save_pretrained(str(directory))
+        return str(directory)
+
+    return write
+
+
 @pytest.fixture(scope="module")
 def batch_and_vocab():
     """The fixture treebank as one batch of tensors, and its vocabulary."""

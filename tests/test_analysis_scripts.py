@@ -1,7 +1,6 @@
 """The analysis scripts (easy-first evidence, tau sweep) on the tiny model of conftest.py."""
 import json
 import math
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -12,13 +11,11 @@ from allennlp.models.archival import load_archive
 
 from seqgraph_allennlp.predictors.seqgraph_parser import without_gold
 from seqgraph_allennlp.structs.tree import transitive_closure, valid_mask
+from seqgraph_experiments import easy_first, tau_sweep
+from seqgraph_experiments.instances import parse_instances
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
 DATA = str(ROOT / "fixtures" / "conllu" / "en_small.conllu")
-
-import easy_first  # noqa: E402
-import tau_sweep  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +95,7 @@ def test_easy_first_measures_each_edge_at_the_step_that_added_it(trained_model_a
 
 
 def test_tau_sweep_one_edge_per_step_takes_one_step_per_word(archive):
-    instances, gold = tau_sweep.load_instances(archive, DATA)
+    instances, gold = parse_instances(archive, DATA)
     model = archive.model
     model.eval()
     one_edge = tau_sweep.decode(model, instances, gold, None)

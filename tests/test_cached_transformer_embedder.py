@@ -22,19 +22,14 @@ SENTENCES = [
 
 
 @pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory):
+def tiny_bert(tiny_transformer):
     from transformers import BertConfig, BertModel, BertTokenizer
 
-    directory = tmp_path_factory.mktemp("tiny_bert")
     pieces = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "dog", "##s",
               "bark", "a"]
-    (directory / "vocab.txt").write_text("\n".join(pieces) + "\n")
-    BertTokenizer(str(directory / "vocab.txt")).save_pretrained(str(directory))
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(pieces), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=32, max_position_embeddings=64)
-    BertModel(config).save_pretrained(str(directory))
-    return str(directory)
+    return tiny_transformer("tiny_bert", pieces, BertTokenizer, BertConfig, BertModel, hidden_size=16,
+                            num_hidden_layers=2, num_attention_heads=2, intermediate_size=32,
+                            max_position_embeddings=64)
 
 
 def tensors(tiny_bert, sentences):

@@ -23,6 +23,17 @@ SEQGRAPH_CONFIGS = ["coach_valid", "coach_valid_paper", "coach_valid_transformer
                     "annealed", "oracle_rollin"]
 
 
+def take_adam_steps(model, dataset, steps: int) -> None:
+    """Adam updates (lr 1e-2) on the whole fixture batch, in training mode: moves a model off its start."""
+    model.train()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    tensors = dataset.as_tensor_dict()
+    for _ in range(steps):
+        optimizer.zero_grad()
+        model(**tensors)["loss"].backward()
+        optimizer.step()
+
+
 class TestSeqGraphParser(ModelTestCase):
     def set_up(self, name: str):
         self.set_up_model(CONFIGS / f"{name}.jsonnet", DATA, seed=13)
@@ -93,13 +104,7 @@ class TestSeqGraphParser(ModelTestCase):
         assert len(steps) == 3
         assert torch.equal(steps[0], steps[1]) and torch.equal(steps[1], steps[2])
         # a few updates move the update's bilinear weight off zero and the scores change with the edges
-        self.model.train()
-        optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-2)
-        tensors = self.dataset.as_tensor_dict()
-        for _ in range(3):
-            optimizer.zero_grad()
-            self.model(**tensors)["loss"].backward()
-            optimizer.step()
+        take_adam_steps(self.model, self.dataset, 3)
         steps = self._step_scores(3)
         assert not torch.allclose(steps[0], steps[1])
         assert not torch.allclose(steps[1], steps[2])
@@ -268,14 +273,9 @@ class TestSeqGraphParserOptions(ModelTestCase):
     def test_options_passed_to_a_call_decode_as_the_same_options_in_the_config(self, name, options):
         self.set_up_model(CONFIGS / f"{name}.jsonnet", DATA, seed=13)
         # a few updates, so that the policy is not flat and tau picks several edges in a step
-        self.model.train()
-        optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-2)
-        tensors = self.dataset.as_tensor_dict()
-        for _ in range(5):
-            optimizer.zero_grad()
-            self.model(**tensors)["loss"].backward()
-            optimizer.step()
+        take_adam_steps(self.model, self.dataset, 5)
         self.model.eval()
+        tensors = self.dataset.as_tensor_dict()
         configured = self._configured_twin(name, **options)
         decoding = DecodingOptions(**options)
         assert configured.decoding == decoding

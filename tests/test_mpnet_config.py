@@ -4,7 +4,6 @@ mpnet indexer and cached, layer-mixed embedder over a tiny random MPNet written 
 438 MB and comes from `make english`); without the model the config says how to get it.
 """
 import pytest
-import torch
 from allennlp.common import Params
 from allennlp.common.testing import ModelTestCase
 
@@ -15,19 +14,14 @@ from tests.test_model import CONFIGS, DATA, ROOT
 
 
 @pytest.fixture(scope="module")
-def tiny_mpnet(tmp_path_factory):
+def tiny_mpnet(tiny_transformer):
     from transformers import MPNetConfig, MPNetModel, MPNetTokenizer
 
-    directory = tmp_path_factory.mktemp("tiny_mpnet")
     pieces = ["<s>", "<pad>", "</s>", "[UNK]", "<mask>", "the", "a", "of", "to", "and", "in", "is", "it", ".",
               ",", "i", "you", "that", "was", "for", "on", "##s", "##ed", "##ing"]
-    (directory / "vocab.txt").write_text("\n".join(pieces) + "\n")
-    MPNetTokenizer(str(directory / "vocab.txt")).save_pretrained(str(directory))
-    torch.manual_seed(0)
-    config = MPNetConfig(vocab_size=len(pieces), hidden_size=16, num_hidden_layers=4, num_attention_heads=2,
-                         intermediate_size=32, max_position_embeddings=130)
-    MPNetModel(config).save_pretrained(str(directory))
-    return str(directory)
+    return tiny_transformer("tiny_mpnet", pieces, MPNetTokenizer, MPNetConfig, MPNetModel, hidden_size=16,
+                            num_hidden_layers=4, num_attention_heads=2, intermediate_size=32,
+                            max_position_embeddings=130)
 
 
 def test_mpnet_config_says_how_to_get_the_model(monkeypatch):

@@ -7,12 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
+from seqgraph_allennlp import Parser
+from seqgraph_allennlp.common.scoring import score_files
+from seqgraph_experiments.report import raw_text_table
 
-import run_experiments  # noqa: E402
-from seqgraph_allennlp import Parser  # noqa: E402
-from seqgraph_allennlp.common.scoring import score_files  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 GOLD = ROOT / "fixtures" / "conllu" / "en_small.conllu"
 
@@ -38,6 +37,6 @@ def test_raw_text_and_gold_tokens_are_scored(trained_model_archive, tmp_path):
     assert raw["UPOS"] is None and gold["UPOS"] is None
     assert 0 < raw["Words"] <= 100 and raw["UAS"] <= raw["Words"]
 
-    section = "\n".join(run_experiments.raw_text_table(result))
+    section = "\n".join(raw_text_table(result))
     assert "## Raw text: parsing (fixture)" in section
     assert f"| gold tokenisation | 100.00 | 100.00 | 100.00 | — | {gold['UAS']:.2f} | {gold['LAS']:.2f} |" in section

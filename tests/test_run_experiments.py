@@ -1,38 +1,36 @@
-"""The experiment runner's row syntax and its generated report (no training here)."""
+"""The experiment runner's row syntax, its generated report and what it reads from trainer logs (no training here)."""
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
+from seqgraph_experiments.report import write_report
+from seqgraph_experiments.rows import PRESETS, parse_row, row_spec
+from seqgraph_experiments.trainer_log import epoch_durations, epoch_seconds, training_pass_seconds
 
-import run_experiments  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_rows():
-    assert run_experiments.parse_row("coach_valid") == ("coach_valid", "coach_valid", {}, {})
-    assert run_experiments.parse_row('no_head=coach_valid@{"model.head_selection_weight": 0.0}') == (
+    assert parse_row("coach_valid") == ("coach_valid", "coach_valid", {}, {})
+    assert parse_row('no_head=coach_valid@{"model.head_selection_weight": 0.0}') == (
         "no_head", "coach_valid", {"model.head_selection_weight": 0.0}, {}
     )
-    assert run_experiments.parse_row('u_c=oracle_rollin[ORACLE=uniform,ROLL_IN=coaching]@{"trainer.num_epochs": 2}') == (
+    assert parse_row('u_c=oracle_rollin[ORACLE=uniform,ROLL_IN=coaching]@{"trainer.num_epochs": 2}') == (
         "u_c", "oracle_rollin", {"trainer.num_epochs": 2}, {"ORACLE": "uniform", "ROLL_IN": "coaching"}
     )
-    assert run_experiments.parse_row("oracle_rollin[ORACLE=uniform]")[:2] == ("oracle_rollin", "oracle_rollin")
+    assert parse_row("oracle_rollin[ORACLE=uniform]")[:2] == ("oracle_rollin", "oracle_rollin")
     with pytest.raises(SystemExit, match="is not VAR=value"):
-        run_experiments.parse_row("oracle_rollin[uniform]")
+        parse_row("oracle_rollin[uniform]")
     with pytest.raises(SystemExit, match="not a JSON object"):
-        run_experiments.parse_row("coach_valid@[1, 2]")
+        parse_row("coach_valid@[1, 2]")
     with pytest.raises(SystemExit, match="nested dictionary"):
-        run_experiments.parse_row('x=coach_valid@{"trainer": {"num_epochs": 1}}')
+        parse_row('x=coach_valid@{"trainer": {"num_epochs": 1}}')
     with pytest.raises(SystemExit, match="no training_config/nonexistent.jsonnet"):
-        run_experiments.parse_row("nonexistent")
+        parse_row("nonexistent")
 
 
-def test_report_is_generated_from_the_results(tmp_path, monkeypatch):
-    monkeypatch.setattr(run_experiments, "RESULTS", tmp_path / "results")
-    monkeypatch.setattr(run_experiments, "REPORT", tmp_path / "docs" / "RESULTS.md")
+def test_report_is_generated_from_the_results(tmp_path):
     result = {
         "row": "coach_valid", "config": "training_config/coach_valid.jsonnet", "overrides": {},
         "treebank": "welsh", "splits": {"train": {"path": "a.conllu", "sha256": "0" * 64}},
@@ -46,7 +44,7 @@ def test_report_is_generated_from_the_results(tmp_path, monkeypatch):
     }
     (tmp_path / "results" / "welsh").mkdir(parents=True)
     (tmp_path / "results" / "welsh" / "coach_valid.json").write_text(json.dumps(result))
-    run_experiments.write_report()
+    write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
     report = (tmp_path / "docs" / "RESULTS.md").read_text()
     assert "| coach_valid | `coach_valid` |  | KL, valid edges + 1 x head selection + labels | 15 | 12 | 78.75 | 70.00 | 79.16 | 71.00 | 81.23 | 190 | 20 |" in report
     assert "| 7455792 | 2026-11-23 |" in report
@@ -56,7 +54,7 @@ def test_report_is_generated_from_the_results(tmp_path, monkeypatch):
               "budget": {"epochs": 5}, "epochs_done": 5, "best_epoch": 5}
     (tmp_path / "results" / "welsh_table3").mkdir()
     (tmp_path / "results" / "welsh_table3" / "linearized.json").write_text(json.dumps(table3))
-    run_experiments.write_report()
+    write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
     report = (tmp_path / "docs" / "RESULTS.md").read_text()
     welsh, table3_section = report.split("## welsh\n")[1].split("## welsh_table3 (welsh)\n")
     assert "Budget: 15 epochs." in welsh and "| linearized |" not in welsh
@@ -65,23 +63,23 @@ def test_report_is_generated_from_the_results(tmp_path, monkeypatch):
 
 
 def test_table3_preset_covers_the_papers_nine_rows_and_reproduces_them():
-    rows = [run_experiments.parse_row(spec) for spec in run_experiments.PRESETS["table3"]]
+    rows = [parse_row(spec) for spec in PRESETS["table3"]]
     assert len(rows) == 9 and len({name for name, *_ in rows}) == 9
     pairs = {(ext.get("ORACLE"), ext.get("ROLL_IN")) for _, _, _, ext in rows}
     assert {("uniform", "uniform"), ("coaching", "uniform"), ("annealed_coaching", "valid_policy")} <= pairs
     # what the report prints as the reproducing row parses back to the same row
-    for spec, (name, config, overrides, ext_vars) in zip(run_experiments.PRESETS["table3"], rows):
+    for spec, (name, config, overrides, ext_vars) in zip(PRESETS["table3"], rows):
         result = {"row": name, "config": f"training_config/{config}.jsonnet", "overrides": overrides,
                   "ext_vars": ext_vars}
-        assert run_experiments.parse_row(run_experiments.row_spec(result)) == (name, config, overrides, ext_vars)
+        assert parse_row(row_spec(result)) == (name, config, overrides, ext_vars)
 
 
 def test_table3_rows_build_the_oracle_and_roll_in_they_name():
     import seqgraph_allennlp  # noqa: F401  (registers the components; conftest.py sets the data paths)
     from allennlp.common import Params
 
-    for spec in run_experiments.PRESETS["table3"]:
-        name, config, overrides, ext_vars = run_experiments.parse_row(spec)
+    for spec in PRESETS["table3"]:
+        name, config, overrides, ext_vars = parse_row(spec)
         model = Params.from_file(str(ROOT / "training_config" / f"{config}.jsonnet"), json.dumps(overrides),
                                  ext_vars).as_dict()["model"]
         if config == "linearized":
@@ -90,3 +88,18 @@ def test_table3_rows_build_the_oracle_and_roll_in_they_name():
         assert (model["oracle"]["type"], model["roll_in"]["type"]) == (ext_vars["ORACLE"], ext_vars["ROLL_IN"]), name
         # the paper's table changes only the oracle and the roll-in
         assert model["policy_support"] == "valid" and model.get("head_selection_weight", 0) == 0, name
+
+
+def test_trainer_log_gives_epoch_durations_and_the_training_pass(tmp_path):
+    # lines as `allennlp train` writes them to out.log (EWT, one epoch)
+    log = (
+        "2026-11-23 21:53:55,569 - INFO - allennlp.training.gradient_descent_trainer - Training\n"
+        "2026-11-23 21:57:49,466 - INFO - allennlp.training.gradient_descent_trainer - Validating\n"
+        "2026-11-23 21:58:04,569 - INFO - allennlp.training.gradient_descent_trainer - Epoch duration: 0:04:09.000221\n"
+        "2026-11-23 21:58:04,570 - INFO - allennlp.training.gradient_descent_trainer - Epoch duration: 1:00:01.5\n"
+    )
+    assert epoch_durations(log) == [249.000221, 3601.5]
+    assert training_pass_seconds(log) == pytest.approx(233.897)
+    assert training_pass_seconds(log.split("\n", 1)[1]) is None
+    (tmp_path / "out.log").write_text(log)
+    assert epoch_seconds(tmp_path) == [249.000221, 3601.5]

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
+from seqgraph_allennlp.common.conllu import read_sentences
+from seqgraph_experiments import tokenisation_f1
+from seqgraph_experiments.raw_text import LAYOUTS, documents, layout_texts
+from seqgraph_experiments.report import tokenisation_table, write_report
 
-import run_experiments  # noqa: E402
-import tokenisation_f1  # noqa: E402
-from seqgraph_allennlp.common.conllu import read_sentences  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 GOLD = ROOT / "fixtures" / "conllu" / "en_small.conllu"
 
@@ -32,20 +32,20 @@ def gold_split(text):
 
 def test_layouts_rebuild_the_text():
     sentences = list(read_sentences(str(GOLD)))
-    docs = tokenisation_f1.documents(sentences)
+    docs = documents(sentences)
     assert sum(len(paragraph) for doc in docs for paragraph in doc) == len(sentences)
-    for layout in tokenisation_f1.LAYOUTS:
-        texts = tokenisation_f1.layout_texts(docs, layout)
+    for layout in LAYOUTS:
+        texts = layout_texts(docs, layout)
         assert "".join("".join(texts).split()) == "".join(
             "".join(sentence.text.split()) for sentence in sentences
         )
-    assert len(tokenisation_f1.layout_texts(docs, "sentences")) == len(sentences)
-    assert all("\n" not in text for text in tokenisation_f1.layout_texts(docs, "running"))
+    assert len(layout_texts(docs, "sentences")) == len(sentences)
+    assert all("\n" not in text for text in layout_texts(docs, "running"))
 
 
 def test_scores_of_the_gold_words_and_of_a_splitter_that_drops_characters():
-    docs = tokenisation_f1.documents(list(read_sentences(str(GOLD))))
-    texts = tokenisation_f1.layout_texts(docs, "sentences")
+    docs = documents(list(read_sentences(str(GOLD))))
+    texts = layout_texts(docs, "sentences")
     # each gold sentence alone, split into its gold words: every score is 100
     conllu, uncovered, _ = tokenisation_f1.system_conllu(gold_split, texts)
     scores = tokenisation_f1.score(GOLD, conllu)
@@ -71,7 +71,7 @@ def test_the_script_and_its_section_of_the_report(tmp_path, monkeypatch):
     tokenisation_f1.main()
     result = json.loads((tmp_path / "results" / "tokenisation" / "fixture.json").read_text())
     assert [(row["candidate"], row["layout"]) for row in result["rows"]] == [
-        (name, layout) for name in ("spacy_en (shipped)", "spacy_xx") for layout in tokenisation_f1.LAYOUTS
+        (name, layout) for name in ("spacy_en (shipped)", "spacy_xx") for layout in LAYOUTS
     ]
     for row in result["rows"]:
         assert 0.9 < row["Words"]["f1"] <= 1.0 and 0.9 < row["Tokens"]["f1"] <= 1.0
@@ -83,10 +83,8 @@ def test_the_script_and_its_section_of_the_report(tmp_path, monkeypatch):
     assert result["library_versions"]["spacy"] and result["gold"]["sentences"] == 6
     assert result["command"].startswith("scripts/tokenisation_f1.py ")
 
-    lines = run_experiments.tokenisation_table(result)
+    lines = tokenisation_table(result)
     assert lines[0] == "## Raw text: tokenisation (fixture)"
     assert sum(line.startswith("| spacy_") for line in lines) == 6
-    monkeypatch.setattr(run_experiments, "RESULTS", tmp_path / "results")
-    monkeypatch.setattr(run_experiments, "REPORT", tmp_path / "docs" / "RESULTS.md")
-    run_experiments.write_report()
+    write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
     assert "## Raw text: tokenisation (fixture)" in (tmp_path / "docs" / "RESULTS.md").read_text()

@@ -1,0 +1,11 @@
+"""
+The benchmarks: training and parsing time (`epoch_time`, `profile_train`, `profile_parse`) and checks of
+the decoders' and the CoNLL-U writer's output on whole treebanks (`single_root_mst`, `conllu_roundtrip`).
+Each writes its numbers to results/benchmarks/<name>.json (the profiles print theirs, for py-spy) and is
+run through `benchmarks/<name>.py` or `python -m seqgraph_experiments.benchmarks.<name>`; their models and
+predictions go to benchmarks/out/ (not committed). docs/BENCHMARKS.md reads the numbers.
+"""
+from seqgraph_experiments import ROOT
+
+# the benchmarks' serialization directories and predictions (not committed)
+RUNS = ROOT / "benchmarks" / "out"

@@ -1,0 +1,71 @@
+"""
+Where a result comes from, recorded beside it in every results JSON: the commit, the machine (CPU, cores,
+threads), the date and the command line; and the sha256 of the files it read.
+"""
+import datetime
+import hashlib
+import os
+import platform
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, Optional
+
+from seqgraph_experiments import ROOT
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def git_commit() -> str:
+    """HEAD, with `+uncommitted` when the parser's code or the configs differ from it."""
+    result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "seqgraph_allennlp", "training_config"],
+                           cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    return result.stdout.strip() + ("+uncommitted" if dirty else "")
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def omp_threads() -> Optional[int]:
+    """The torch threads asked for through OMP_NUM_THREADS; None where it is not set (torch's default)."""
+    return int(os.environ.get("OMP_NUM_THREADS", "0")) or None
+
+
+def machine() -> Dict:
+    return {
+        "cpu_cores": os.cpu_count(),
+        "cpu": cpu_model(),
+        "threads": omp_threads(),
+        "gpu": None,
+        "hostname_kind": platform.machine(),
+        "python": platform.python_version(),
+    }
+
+
+def now() -> str:
+    return datetime.datetime.now().isoformat(timespec="seconds")
+
+
+def command_line(entry_point: str) -> str:
+    """This process's command line as the tool's entry point (`scripts/X.py ARGS`), relative to the repository."""
+    return f"{entry_point} {shlex.join(sys.argv[1:])}"
+
+
+def stamp(entry_point: str) -> Dict:
+    """The provenance fields of a results JSON written by the tool at `entry_point`."""
+    return {"command": command_line(entry_point), "git_commit": git_commit(), "date": now(), "machine": machine()}

@@ -1,0 +1,84 @@
+"""
+Parsing from raw text, scored against a UD treebank: the text of each document is rebuilt from the gold
+file's `# text` lines (paragraphs separated by a blank line, as UD's raw text files are), parsed with
+`seqgraph_allennlp.Parser` (the tokeniser and sentence splitter of `{"text": ...}` input, then the model),
+and the CoNLL-U output is scored with the CoNLL 2018 shared task's evaluation (`udtools.udeval`), which
+aligns the system's words to the gold ones: Tokens, Sentences, Words, UPOS (for a model with a tagger),
+UAS and LAS F1. The same model on the gold tokenisation is scored too, so the cost of tokenising shows.
+Writes results/raw_text/<name>.json; `scripts/run_experiments.py --regenerate` puts it in docs/RESULTS.md.
+
+    .venv/bin/python scripts/raw_text_eval.py MODEL.tar.gz data/UD_English-EWT/en_ewt-ud-test.conllu --name NAME
+"""
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Dict
+
+from seqgraph_allennlp import Parser
+from seqgraph_allennlp.common.conllu import read_sentences
+from seqgraph_experiments import RESULTS, ROOT
+from seqgraph_experiments.provenance import sha256, stamp
+from seqgraph_experiments.raw_text import LAYOUTS, documents, evaluate, layout_texts
+from seqgraph_experiments.results import write_json
+
+OUT = RESULTS / "raw_text"
+METRICS = ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS")
+
+
+def score(gold_path: Path, system_text: str) -> Dict[str, float]:
+    """CoNLL 2018 F1 (in %) of each metric, the system's words aligned to the gold ones."""
+    evaluation = evaluate(gold_path, system_text)
+    return {metric: round(100 * evaluation[metric].f1, 2) for metric in METRICS}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("model", type=Path, help="a trained model archive (model.tar.gz)")
+    parser.add_argument("gold", type=Path, help="a UD CoNLL-U file with # text lines")
+    parser.add_argument("--name", required=True, help="results/raw_text/NAME.json")
+    parser.add_argument("--language", default=None, help="the tokeniser's language (default: the model's)")
+    parser.add_argument("--out-dir", type=Path, default=OUT, help="where NAME.json goes (default: results/raw_text)")
+    parser.add_argument("--layout", default="paragraphs", choices=LAYOUTS,
+                        help="how the raw text is rebuilt (seqgraph_experiments.raw_text; default: %(default)s)")
+    args = parser.parse_args()
+
+    sentences = list(read_sentences(str(args.gold)))
+    if any(sentence.text is None for sentence in sentences):
+        sys.exit(f"error: {args.gold}: every sentence needs a # text line")
+    texts = layout_texts(documents(sentences), args.layout)
+    model = Parser.from_archive(args.model, language=args.language)
+
+    start = time.perf_counter()
+    raw_output = "".join(model.parse(text).to_conllu() for text in texts)
+    raw_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    gold_output = model.parse_conllu(args.gold).to_conllu()
+    gold_seconds = time.perf_counter() - start
+
+    raw_scores, gold_scores = score(args.gold, raw_output), score(args.gold, gold_output)
+    # UPOS: predicted only by a model with a tagger (else "_", scored 0); on gold tokens the gold column stays
+    tagged = any(line.split("\t")[3] != "_" for line in raw_output.splitlines() if line and line[0].isdigit())
+    raw_scores["UPOS"] = raw_scores["UPOS"] if tagged else None
+    gold_scores["UPOS"] = None
+    rows = [
+        {"input": f"raw text ({args.layout})", **raw_scores, "seconds": round(raw_seconds, 1)},
+        {"input": "gold tokenisation", **gold_scores, "seconds": round(gold_seconds, 1)},
+    ]
+    for row in rows:
+        print("  ".join(f"{key} {value}" for key, value in row.items()), file=sys.stderr)
+    result = {
+        "name": args.name,
+        "model": {"path": os.path.relpath(args.model, ROOT),
+                  "sha256": sha256(args.model)},
+        "gold": {"path": os.path.relpath(args.gold, ROOT), "sentences": len(sentences), "texts": len(texts)},
+        "scorer": "udtools.udeval (CoNLL 2018 shared task evaluation), F1 in %, words aligned by characters",
+        "rows": rows,
+        **stamp("scripts/raw_text_eval.py"),
+    }
+    print(f"wrote {write_json(args.out_dir / f'{args.name}.json', result)}")
+
+
+if __name__ == "__main__":
+    main()

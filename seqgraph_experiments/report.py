@@ -1,0 +1,264 @@
+"""
+docs/RESULTS.md, generated from the JSON files under results/ and never edited by hand: a table per section
+of training runs (results/<section>/*.json, written by `runner`) with the command that reproduces it, then
+the speed table (results/speed.json, `bench_speed`), the tokenisers (results/tokenisation/, `tokenisation_f1`)
+and raw-text parsing (results/raw_text/, `raw_text_eval`).
+
+    .venv/bin/python scripts/run_experiments.py --regenerate
+"""
+import json
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from seqgraph_experiments import DOCS, RESULTS, ROOT
+from seqgraph_experiments.results import read_json, run_results, section_of
+from seqgraph_experiments.rows import TABLE3, row_spec
+
+REPORT = DOCS / "RESULTS.md"
+
+# the paper's order: baselines first, then the sequential models
+ROW_ORDER = ["biaffine_mst", "one_step", "linearized", "uniform", "annealed", "oracle_rollin", "coach_valid_paper",
+             "coach_valid", "coach_valid_transformer", "coach_valid_pretrained"]
+
+
+
+def objective(result: Dict) -> str:
+    """
+    The training objective of a row, in a few words, from the config the run really used. Every model
+    here also trains its label classifier (cross-entropy on the gold relations, through the shared
+    encoder) unless `predict_labels` is off: "+ labels".
+    """
+    model = result.get("used", {}).get("model")
+    if not model:
+        return "not recorded"
+    labels = " + labels" if model.get("predict_labels", True) else ""
+    if model.get("type") != "seqgraph_parser":
+        return "per-word head softmax (D&M)" + labels
+    support = "KL, Eq. 5 over all V x V edges" if model.get("policy_support") == "all" else "KL, valid edges"
+    weight = model.get("head_selection_weight") or 0
+    return (support if not weight else f"{support} + {weight:g} x head selection") + labels
+
+
+def settings(result: Dict) -> str:
+    """The jsonnet external variables and dotted overrides of a row, for the table."""
+    parts = [f"`{key}={value}`" for key, value in (result.get("ext_vars") or {}).items()]
+    if result["overrides"]:
+        parts.append(f"`{json.dumps(result['overrides'])}`")
+    return " ".join(parts)
+
+
+# the commit from which conll18_biaffine_parser's own LAS compares universal relations
+BIAFFINE_UNIVERSAL_LAS = "c75e16e"
+
+
+def dev_las_mark(result: Dict) -> str:
+    """A mark on dev LAS measured by the biaffine model's scorer before it compared universal relations."""
+    if result.get("used", {}).get("model", {}).get("type") != "conll18_biaffine_parser":
+        return ""
+    commit = result.get("git_commit", "")[:40]
+    before = subprocess.run(["git", "merge-base", "--is-ancestor", BIAFFINE_UNIVERSAL_LAS, commit],
+                            cwd=ROOT, capture_output=True).returncode != 0
+    return " (a)" if before else ""
+
+
+def percent(value: Optional[float]) -> str:
+    return "" if value is None else f"{100 * value:.2f}"
+
+
+def speed_table(speed: Dict) -> List[str]:
+    lines = [
+        "## Speed",
+        "",
+        f"From `results/speed.json`: parsing `{speed['parse_file']}` ({speed['parse_sentences']} sentences) in file "
+        f"order after a warm-up (batches cut into length buckets as the predictor does), and training batches of `{speed['train_file']}`, in one process with "
+        f"{speed['torch_threads']} torch thread(s) on {speed['machine']['cpu_cores']} CPU cores "
+        f"({speed['machine']['cpu']}), {speed['date'][:10]}, commit {speed['git_commit'][:10]}. "
+        f"Weights: {speed['weights'] or 'see the JSON'}.",
+        "",
+        "| model | decoder | sent/s batch 1 | sent/s batch 64 | x biaffine (64) | s per training batch | "
+        "epoch (min, extrapolated) | training time x biaffine |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in speed["rows"]:
+        train = row.get("train") or {}
+        per_batch = f"{train['seconds_per_batch']:.2f}" if train else ""
+        epoch_minutes = f"{train['extrapolated_epoch_seconds'] / 60:.1f}" if train else ""
+        ratio = row.get("train_time_ratio_to_biaffine")
+        train_ratio = "" if ratio is None else f"{ratio:.2f}"
+        parse_ratio = row.get("parse_ratio_to_biaffine_batch_64")
+        lines.append(
+            f"| {row['model']} | {row['decoder']} | {row['parse_sentences_per_second_batch_1']:.1f} | "
+            f"{row['parse_sentences_per_second_batch_64']:.1f} | "
+            f"{'' if parse_ratio is None else f'{parse_ratio:.2f}'} | {per_batch} | {epoch_minutes} | {train_ratio} |"
+        )
+    for row in speed["rows"]:
+        if "allennlp_predict" in row:
+            cli = row["allennlp_predict"]
+            line = (f"`allennlp {cli['command']}`: {cli['seconds']:.1f} s, "
+                    f"{cli['sentences_per_second']:.1f} sentences/s with model loading")
+            if "startup_seconds" in cli:
+                line += (f"; the same command on a one-sentence file takes {cli['startup_seconds']:.1f} s (start-up and "
+                         f"model loading), so parsing runs at {cli['sentences_per_second_without_startup']:.1f} "
+                         f"sentences/s; {cli['predicted_trees']} of {cli['predicted_sentences']} predicted "
+                         "sentences are trees with one root word")
+            lines += ["", line + "."]
+    lines += ["", "Made with:", "", f"    .venv/bin/python {speed['command']}", ""]
+    return lines
+
+
+def tokenisation_table(result: Dict) -> List[str]:
+    """The section of a results/tokenisation/*.json written by scripts/tokenisation_f1.py."""
+    gold = result["gold"]
+    versions = ", ".join(f"{package} {version}" for package, version in result["library_versions"].items() if version)
+    lines = [
+        f"## Raw text: tokenisation ({result['name']})",
+        "",
+        f"From `results/tokenisation/{result['name']}.json`: the raw text of `{gold['path']}` ({gold['sentences']} "
+        f"sentences, {gold['documents']} documents, {gold['paragraphs']} paragraphs), rebuilt from its `# text` "
+        "lines, split into sentences and words by each candidate and scored against the gold tokens with the "
+        "CoNLL 2018 evaluation (`udtools.udeval`), F1 in %. Layouts: `sentences`, each gold sentence alone "
+        "(tokenisation only); `paragraphs`, each document with a blank line between paragraphs (a blank line "
+        "always ends a sentence); `running`, each document on one line. The candidates write words, never "
+        "multiword tokens, so a gold multiword token (\"don't\": `do` `n't`) is a token error even where "
+        f"its words match. Shipped: **{result['shipped']}** (the predictor's `{{\"text\": ...}}` input and "
+        f"`Parser.parse`). {versions}; {result['machine']['cpu_cores']} CPU cores, {result['date'][:10]}, "
+        f"commit {result['git_commit'][:10]}{'+ (uncommitted changes)' if 'uncommitted' in result['git_commit'] else ''}."
+        + (f" Why: {result['choice']}." if result.get("choice") else ""),
+        "",
+        "| candidate | layout | Tokens F1 | Sentences F1 | Words F1 | sentences found | s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in result["rows"]:
+        lines.append(
+            f"| {row['candidate']} | {row['layout']} | {percent(row['Tokens']['f1'])} | "
+            f"{percent(row['Sentences']['f1'])} | {percent(row['Words']['f1'])} | {row['system_sentences']} | "
+            f"{row['seconds']:.1f} |"
+        )
+    lines.append("")
+    described: Dict[str, str] = {}
+    for row in result["rows"]:
+        described.setdefault(row["candidate"], row["description"])
+        if row.get("uncovered_characters") and "dropped" not in described[row["candidate"]]:
+            # scripts/tokenisation_f1.py puts them back in place, so that the scorer accepts the file
+            described[row["candidate"]] += (f" (it dropped {row['uncovered_characters']} characters, put back "
+                                            "as words of their own)")
+    lines += [f"- {name}: {description}." for name, description in described.items()]
+    lines += [f"- not measured: {name}: {why}." for name, why in result.get("not_measured", {}).items()]
+    if result.get("skipped"):
+        lines.append("- not measured: " + ", ".join(f"{name} ({why})" for name, why in result["skipped"].items()) + ".")
+    lines += ["", "Made with:", "", f"    .venv/bin/python {result['command']}", ""]
+    if result.get("alternatives_installed"):
+        lines += [f"The alternatives were installed {result['alternatives_installed']}.", ""]
+    return lines
+
+
+def raw_text_table(result: Dict) -> List[str]:
+    """The section of a results/raw_text/*.json written by scripts/raw_text_eval.py."""
+    def cell(value) -> str:
+        return "—" if value is None else f"{value:.2f}"
+
+    lines = [
+        f"## Raw text: parsing ({result['name']})",
+        "",
+        f"From `results/raw_text/{result['name']}.json`: `{result['model']['path']}` parses `{result['gold']['path']}` "
+        f"({result['gold']['sentences']} sentences) from its raw text (rebuilt from the `# text` lines, "
+        f"{result['gold']['texts']} texts; the predictor's tokeniser and sentence splitter) and from the gold "
+        "tokenisation; scored with the CoNLL 2018 evaluation (`udtools.udeval`, system words aligned to gold "
+        f"ones), F1 in %. UPOS only for a model with a tagger. {result['machine']['cpu_cores']} CPU cores, "
+        f"{result['date'][:10]}, commit {result['git_commit'][:10]}.",
+        "",
+        "| input | Tokens | Sentences | Words | UPOS | UAS | LAS | s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in result["rows"]:
+        lines.append(f"| {row['input']} | " + " | ".join(
+            cell(row[metric]) for metric in ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS")
+        ) + f" | {row['seconds']:.1f} |")
+    lines += ["", "Made with:", "", f"    .venv/bin/python {result['command']}", ""]
+    return lines
+
+
+def write_report(results_dir: Path = RESULTS, report: Path = REPORT) -> None:
+    results = run_results(results_dir)
+    lines = [
+        "# Results",
+        "",
+        "Generated by `scripts/run_experiments.py` from the JSON files under `results/` (one per run, with its",
+        "data files and their sha256, settings, budget, machine and commit); do not edit by hand. Scores:",
+        "CoNLL 2018 (every word, punctuation included; LAS on universal relations), in %. Dev UAS/LAS are of",
+        "the epoch kept (best dev UAS); test is that model on the test file. The extra column scores the same",
+        "test predictions (`allennlp predict`, CoNLL-U) without the words whose gold UPOS is PUNCT or SYM, as",
+        "allennlp-models' `biaffine_parser` reports UAS: compare rows on the main columns only.",
+        "",
+    ]
+    # Table 3's rows in the paper's order (oracle within roll-in)
+    table3 = [spec.partition("=")[0] for spec in TABLE3]
+    for section in sorted({section_of(result) for result in results}):
+        rows = sorted((result for result in results if section_of(result) == section),
+                      key=lambda result: (ROW_ORDER.index(Path(result["config"]).stem)
+                                          if Path(result["config"]).stem in ROW_ORDER else len(ROW_ORDER),
+                                          bool(result["overrides"]),
+                                          table3.index(result["row"]) if result["row"] in table3 else len(table3),
+                                          result["row"]))
+        budgets = sorted({result["budget"]["epochs"] for result in rows})
+        first = rows[0]
+        treebank = first["treebank"]
+        lines += [
+            f"## {section}" + (f" ({treebank})" if section != treebank else ""),
+            "",
+            "Data: " + ", ".join(f"{split} `{info['path']}`" for split, info in first["splits"].items())
+            + f". Budget: {', '.join(map(str, budgets))} epochs."
+            + (" No train split here: the models train on dev and are selected on it, so only test means "
+               "anything." if first["splits"].get("train", {}).get("path") == first["splits"].get("dev", {}).get("path")
+               else ""),
+            "",
+            "| row | config | settings | objective | epochs | best epoch | dev UAS | dev LAS | test UAS | test LAS | "
+            "extra: test UAS w/o PUNCT, SYM | s/epoch | eval sent/s | machine | trained at | date |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        marked = False
+        for result in rows:
+            mark = dev_las_mark(result)
+            marked = marked or bool(mark)
+            machine_text = f"{result['machine']['cpu_cores']} CPU cores"
+            if result["machine"].get("threads"):
+                machine_text += f", {result['machine']['threads']} thread(s)"
+            if result["machine"].get("gpu"):
+                machine_text = result["machine"]["gpu"]
+            seconds = result.get("train_seconds_per_epoch")
+            # the project's scorer on the test predictions where it ran (the same UAS as `allennlp evaluate`)
+            test = result.get("test_scorer") or result["test"]
+            lines.append(
+                f"| {result['row']} | `{Path(result['config']).stem}` | "
+                f"{settings(result)} | "
+                f"{objective(result)} | {result['epochs_done']} | {result['best_epoch']} | {percent(result['dev']['UAS'])} | "
+                f"{percent(result['dev']['LAS'])}{mark} | {percent(test['UAS'])} | "
+                f"{percent(test['LAS'])} | "
+                f"{percent(result.get('test_without_punctuation', {}).get('UAS'))} | "
+                f"{'' if seconds is None else f'{seconds:.0f}'} | "
+                f"{result['evaluate_sentences_per_second']:.0f} | {machine_text} | "
+                f"{result['git_commit'][:7]}{'+' if 'uncommitted' in result['git_commit'] else ''} | {result['date'][:10]} |"
+            )
+        reproduce = (f"scripts/run_experiments.py --treebank {treebank} --epochs {budgets[-1]} "
+                     + (f"--section {section} " if section != treebank else "")
+                     + " ".join(shlex.quote(row_spec(result)) for result in rows))
+        lines += ["", "Reproduce (sequentially; each row is resumable):", "", f"    .venv/bin/python {reproduce}", ""]
+        if marked:
+            lines += ["(a) dev LAS of a biaffine model trained before commit c75e16e compares full relations "
+                      "(`nmod:poss` against `nmod` is wrong), lower than CoNLL 2018's; its test LAS comes from the "
+                      "project's scorer and is comparable.", ""]
+        notes = sorted({result["note"] for result in rows if result.get("note")})
+        lines += [f"Note: {note}." for note in notes] + ([""] if notes else [])
+    speed_path = results_dir / "speed.json"
+    if speed_path.exists():
+        lines += speed_table(read_json(speed_path))
+    for tokenisation_path in sorted((results_dir / "tokenisation").glob("*.json")):
+        lines += tokenisation_table(read_json(tokenisation_path))
+    for raw_text_path in sorted((results_dir / "raw_text").glob("*.json")):
+        lines += raw_text_table(read_json(raw_text_path))
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text("\n".join(lines))
+    print(f"wrote {report}")
+

@@ -1,0 +1,242 @@
+"""
+Training and scoring one row of an experiment (`scripts/run_experiments.py`): `allennlp train` with the
+row's config, overrides and budget in experiments/<section>/<row>/ (resumed with `--recover` after an
+interruption), `allennlp evaluate` on test, the test predictions scored with the project's scorer, and
+the run's results JSON (settings, data and their sha256, budget, learning curve, scores, time, memory,
+provenance) under results/<section>/<row>.json.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from seqgraph_experiments import RESULTS, ROOT, RUNS, commands
+from seqgraph_experiments.provenance import command_line, git_commit, machine, now, sha256
+from seqgraph_experiments.results import read_json, section_of, write_json
+from seqgraph_experiments.rows import parse_row
+from seqgraph_experiments.trainer_log import epoch_seconds
+
+# allennlp-models' biaffine_parser leaves these words out of its UAS (its POS_TO_IGNORE, on UD's UPOS)
+PUNCTUATION_UPOS = ("PUNCT", "SYM")
+
+
+def run(command: List[str], log_path: Path, env: Dict[str, str], pid_file: Optional[Path] = None) -> Tuple[float, int]:
+    """Runs a command, its output to a log; returns (seconds, peak resident memory in MiB)."""
+    start = time.time()
+    with open(log_path, "a") as log:
+        log.write(f"\n$ {' '.join(command)}\n")
+        log.flush()
+        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
+        if pid_file is not None:
+            pid_file.write_text(str(process.pid))
+        _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.time() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        sys.exit(f"failed ({code}): {' '.join(command)}\n(see {log_path})")
+    # ru_maxrss is in KiB on Linux
+    return seconds, usage.ru_maxrss // 1024
+
+
+def count_file_sentences(path: Path) -> int:
+    """The number of sentences in a CoNLL-U file (its lines of word 1)."""
+    with open(path, encoding="utf-8") as handle:
+        return sum(1 for line in handle if line.startswith("1\t"))
+
+
+def score_predictions(archive: Path, test_file: Path, out: Path, env: Dict[str, str]) -> Dict:
+    """
+    Parses the test file with `allennlp predict` (CoNLL-U out) and scores it with the project's scorer:
+    every word (which must agree with `allennlp evaluate`), and without gold PUNCT/SYM words, the figure
+    allennlp-models reports, kept as an extra.
+    """
+    from seqgraph_allennlp.common.scoring import count_files, score_files
+
+    predictions = out / "test_predictions.conllu"
+    run(commands.predict_conllu(archive, test_file, predictions, batch_size=64), out / "predict.log", env)
+    counts = count_files(str(test_file), str(predictions))
+    every_word = counts.scores()
+    no_punctuation = score_files(str(test_file), str(predictions), PUNCTUATION_UPOS)
+    return {
+        # invalid_trees: predicted sentences that are not trees with one root word (0 for a valid file)
+        "test_scorer": {**{key: every_word[key] for key in ("UAS", "LAS")}, "invalid_trees": counts.invalid_trees},
+        "test_without_punctuation": {key: no_punctuation[key] for key in ("UAS", "LAS")},
+    }
+
+
+def rescore(treebank: Optional[str]) -> None:
+    """Adds the scorer's figures to results JSONs that lack them (runs made before they existed)."""
+    for result_path in sorted(RESULTS.glob(f"{treebank or '*'}/*.json")):
+        result = read_json(result_path)
+        if "row" not in result or "test_without_punctuation" in result:
+            continue
+        out = RUNS / section_of(result) / result["row"]
+        test_file = Path(result["splits"]["test"]["path"])
+        test_file = test_file if test_file.is_absolute() else ROOT / test_file
+        if not (out / "model" / "model.tar.gz").exists():
+            print(f"{result_path.relative_to(ROOT)}: no model archive in {out}, not rescored", flush=True)
+            continue
+        print(f"{result['row']}: scoring {test_file.name} predictions", flush=True)
+        result.update(score_predictions(out / "model" / "model.tar.gz", test_file, out, dict(os.environ)))
+        write_json(result_path, result)
+
+
+def stop_reason(metrics: Dict, epochs: int, patience: Optional[int]) -> str:
+    """Why a training ended: its epoch budget, or `patience` epochs without a better dev UAS."""
+    done = metrics.get("epoch", -1) + 1
+    if done >= epochs:
+        return f"epoch budget ({epochs})"
+    if patience is not None and done - (metrics["best_epoch"] + 1) >= patience:
+        return f"early stopping: no better dev UAS for {patience} epochs"
+    return f"stopped after {done} of {epochs} epochs"
+
+
+def learning_curve(serialization_dir: Path) -> List[Dict]:
+    """Dev UAS and LAS after every epoch, and the epoch's duration (training + validation) from the log."""
+    durations = epoch_seconds(serialization_dir)
+    curve = []
+    for path in sorted(serialization_dir.glob("metrics_epoch_*.json"),
+                       key=lambda path: int(path.stem.rsplit("_", 1)[1])):
+        epoch_metrics = read_json(path)
+        epoch = epoch_metrics["epoch"]
+        curve.append({
+            "epoch": epoch + 1,
+            "dev_UAS": epoch_metrics.get("validation_UAS"),
+            "dev_LAS": epoch_metrics.get("validation_LAS"),
+            "seconds": durations[epoch] if epoch < len(durations) else None,
+        })
+    return curve
+
+
+def wait_for_live_training(pid_file: Path, serialization_dir: Path) -> None:
+    """
+    A training started by an earlier runner that was stopped (not the training itself) may still be
+    running: wait for it to end rather than start a second one in the same directory.
+    """
+    if not pid_file.exists():
+        return
+    pid = pid_file.read_text().strip()
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    said = False
+    while cmdline.exists() and str(serialization_dir) in cmdline.read_bytes().decode(errors="replace"):
+        if not said:
+            print(f"waiting for the training still running in {serialization_dir} (pid {pid})", flush=True)
+            said = True
+        time.sleep(30)
+
+
+def train(name: str, config: str, args, overrides: Dict, out: Path,
+          env: Dict[str, str]) -> Tuple[Optional[float], Optional[int]]:
+    """
+    Trains a row into out/model unless its archive is there (`--force` trains again), resuming an
+    interrupted run; returns the training's (seconds, peak MiB) where known.
+    """
+    serialization_dir = out / "model"
+    wait_for_live_training(out / "train.pid", serialization_dir)
+    command = commands.train(config, serialization_dir, overrides, flags=["--file-friendly-logging"])
+    # AllenNLP archives the best weights when a training is stopped (SIGTERM) without writing metrics.json:
+    # such an archive is not a finished run
+    finished = (serialization_dir / "model.tar.gz").exists() and (serialization_dir / "metrics.json").exists()
+    if args.force and serialization_dir.exists():
+        command.append("-f")
+        finished = False
+    elif serialization_dir.exists() and not finished:
+        command.append("--recover")
+        print(f"{name}: recovering an interrupted run from {serialization_dir.relative_to(ROOT)}", flush=True)
+    if not finished:
+        print(f"{name}: training {config} on {args.treebank} for {args.epochs} epochs", flush=True)
+        if "--recover" not in command:
+            (out / "train_commit.txt").write_text(git_commit())
+        seconds, memory = run(command, out / "train.log", env, out / "train.pid")
+        (out / "train_usage.json").write_text(json.dumps({"seconds": seconds, "peak_mib": memory}))
+        return seconds, memory
+    if (out / "train_usage.json").exists():
+        usage = read_json(out / "train_usage.json")
+        return usage["seconds"], usage["peak_mib"]
+    return None, None
+
+
+def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str]) -> Optional[Path]:
+    name, config, extra, ext_vars = parse_row(spec)
+    env = {**env, **ext_vars}
+    result_path = RESULTS / args.section / f"{name}.json"
+    if result_path.exists() and not args.force:
+        print(f"{name}: done already ({result_path.relative_to(ROOT)})", flush=True)
+        return result_path
+    out = RUNS / args.section / name
+    serialization_dir = out / "model"
+    out.mkdir(parents=True, exist_ok=True)
+    overrides = {
+        "train_data_path": str(files["train"]),
+        "validation_data_path": str(files["dev"]),
+        "test_data_path": str(files["test"]),
+        "trainer.num_epochs": args.epochs,
+        "trainer.patience": args.patience,
+        **extra,
+    }
+    train_seconds, train_memory = train(name, config, args, overrides, out, env)
+
+    metrics = read_json(serialization_dir / "metrics.json")
+    used_config = read_json(serialization_dir / "config.json")
+    test_output = out / "test_metrics.json"
+    evaluate_seconds, evaluate_memory = run(
+        commands.evaluate(serialization_dir / "model.tar.gz", files["test"], test_output), out / "evaluate.log", env
+    )
+    test = read_json(test_output)
+    test_sentences = count_file_sentences(files["test"])
+    scorer = score_predictions(serialization_dir / "model.tar.gz", files["test"], out, env)
+    durations = epoch_seconds(serialization_dir)
+    trainer = used_config["trainer"]
+    result = {
+        "row": name,
+        "config": f"training_config/{config}.jsonnet",
+        "overrides": extra,
+        "ext_vars": ext_vars,
+        "treebank": args.treebank,
+        "section": args.section,
+        "splits": {
+            # relative to the repository (`../shared/...` outside it), so that tables name no machine path
+            split: {"path": os.path.relpath(path, ROOT),
+                    "sha256": sha256(path)}
+            for split, path in files.items()
+        },
+        "budget": {"epochs": args.epochs, "patience": args.patience},
+        "stopped": stop_reason(metrics, args.epochs, args.patience),
+        "curve": learning_curve(serialization_dir),
+        "used": {
+            "optimizer": trainer.get("optimizer"),
+            "grad_norm": trainer.get("grad_norm"),
+            "validation_metric": trainer.get("validation_metric"),
+            "batch_size": used_config["data_loader"].get("batch_sampler", {}).get("batch_size"),
+            "model": {key: used_config["model"].get(key) for key in
+                      ("type", "recurrent", "policy_support", "head_selection_weight", "predict_labels",
+                       "oracle", "roll_in", "decoder") if key in used_config["model"]},
+        },
+        "epochs_done": metrics.get("epoch", -1) + 1,
+        "best_epoch": metrics["best_epoch"] + 1,
+        "dev": {"UAS": metrics["best_validation_UAS"], "LAS": metrics.get("best_validation_LAS")},
+        "test": {key: test.get(key) for key in ("UAS", "LAS", "UEM", "LEM")},
+        **scorer,
+        "train_seconds_per_epoch": (sum(durations) / len(durations)) if durations else None,
+        "train_seconds_total": train_seconds,
+        "train_peak_memory_mib": train_memory,
+        "evaluate_sentences_per_second": test_sentences / evaluate_seconds,
+        "evaluate_note": "allennlp evaluate on the test file with the archived data loader (bucketed batches "
+                         "of 32 sentences), model loading included",
+        "evaluate_peak_memory_mib": evaluate_memory,
+        "note": args.note,
+        # the code that trained the model (an evaluation may come later, from another commit)
+        "git_commit": (out / "train_commit.txt").read_text().strip()
+        if (out / "train_commit.txt").exists() else git_commit(),
+        "evaluate_git_commit": git_commit(),
+        "date": now(),
+        "machine": machine(),
+        "command": command_line("scripts/run_experiments.py"),
+    }
+    write_json(result_path, result)
+    print(f"{name}: dev UAS {100 * result['dev']['UAS']:.2f}, test UAS {100 * result['test']['UAS']:.2f}",
+          flush=True)
+    return result_path
