@@ -8,6 +8,7 @@ and raw-text parsing (results/raw_text/, `raw_text_eval`).
 """
 import json
 import shlex
+import statistics
 import subprocess
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -65,6 +66,73 @@ def dev_las_mark(result: Dict) -> str:
 
 def percent(value: Optional[float]) -> str:
     return "" if value is None else f"{100 * value:.2f}"
+
+
+def test_scores(result: Dict) -> Dict:
+    """The project's scorer on the test predictions where it ran (the same UAS as `allennlp evaluate`)."""
+    return result.get("test_scorer") or result["test"]
+
+
+def spread(values: List[float]) -> str:
+    """`mean ± sample standard deviation`, in %."""
+    return f"{100 * statistics.mean(values):.2f} ± {100 * statistics.stdev(values):.2f}"
+
+
+def seed_table(rows: List[Dict]) -> List[str]:
+    """
+    The rows of a section run with more than one seed: mean and standard deviation of their scores, and for
+    each pair of such rows the difference of mean test UAS and whether it exceeds the spread, i.e. whether
+    every seed of one row scores above every seed of the other.
+    """
+    runs: Dict[str, List[Dict]] = {}
+    for result in rows:
+        runs.setdefault(result["row"], []).append(result)
+    seeded = {row: results for row, results in runs.items() if len(results) > 1}
+    if not seeded:
+        return []
+    lines = [
+        "Over seeds (mean ± sample standard deviation, n runs):",
+        "",
+        "| row | n | seeds | dev UAS | dev LAS | test UAS | test LAS |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row, results in seeded.items():
+        lines.append(
+            f"| {row} | {len(results)} | {', '.join(str(result.get('seed', 0)) for result in results)} | "
+            f"{spread([result['dev']['UAS'] for result in results])} | "
+            f"{spread([result['dev']['LAS'] for result in results])} | "
+            f"{spread([test_scores(result)['UAS'] for result in results])} | "
+            f"{spread([test_scores(result)['LAS'] for result in results])} |"
+        )
+    lines.append("")
+    names = list(seeded)
+    for index, first in enumerate(names):
+        for second in names[index + 1:]:
+            ours = [test_scores(result)["UAS"] for result in seeded[first]]
+            theirs = [test_scores(result)["UAS"] for result in seeded[second]]
+            difference = statistics.mean(ours) - statistics.mean(theirs)
+            if min(ours) > max(theirs) or min(theirs) > max(ours):
+                verdict = "exceeds the spread (no seed of the lower row reaches a seed of the higher one)"
+            else:
+                verdict = "within the spread (the rows' seeds overlap)"
+            lines.append(f"- {first} − {second}: test UAS {100 * difference:+.2f}, {verdict}.")
+    return lines + [""]
+
+
+def reproduce_commands(rows: List[Dict], treebank: str, section: str, epochs: int,
+                       patience: Optional[int]) -> List[str]:
+    """The commands that rerun a section's rows, one per set of seeds the rows ran with."""
+    seeds_of: Dict[str, List[int]] = {}
+    for result in rows:
+        seeds_of.setdefault(row_spec(result), []).append(result.get("seed", 0))
+    groups: Dict[tuple, List[str]] = {}
+    for spec, seeds in seeds_of.items():
+        groups.setdefault(tuple(sorted(seeds)), []).append(spec)
+    base = (f".venv/bin/python scripts/run_experiments.py --treebank {treebank} --epochs {epochs} "
+            + (f"--patience {patience} " if patience is not None else "")
+            + (f"--section {section} " if section != treebank else ""))
+    return [f"    {base}" + (f"--seeds {','.join(map(str, seeds))} " if seeds != (0,) else "")
+            + " ".join(shlex.quote(spec) for spec in specs) for seeds, specs in groups.items()]
 
 
 def speed_table(speed: Dict) -> List[str]:
@@ -201,7 +269,7 @@ def write_report(results_dir: Path = RESULTS, report: Path = REPORT) -> None:
                                           if Path(result["config"]).stem in ROW_ORDER else len(ROW_ORDER),
                                           bool(result["overrides"]),
                                           table3.index(result["row"]) if result["row"] in table3 else len(table3),
-                                          result["row"]))
+                                          result["row"], result.get("seed", 0)))
         budgets = sorted({result["budget"]["epochs"] for result in rows})
         first = rows[0]
         treebank = first["treebank"]
@@ -228,10 +296,10 @@ def write_report(results_dir: Path = RESULTS, report: Path = REPORT) -> None:
             if result["machine"].get("gpu"):
                 machine_text = result["machine"]["gpu"]
             seconds = result.get("train_seconds_per_epoch")
-            # the project's scorer on the test predictions where it ran (the same UAS as `allennlp evaluate`)
-            test = result.get("test_scorer") or result["test"]
+            test = test_scores(result)
+            seed = f" (seed {result['seed']})" if result.get("seed") else ""
             lines.append(
-                f"| {result['row']} | `{Path(result['config']).stem}` | "
+                f"| {result['row']}{seed} | `{Path(result['config']).stem}` | "
                 f"{settings(result)} | "
                 f"{objective(result)} | {result['epochs_done']} | {result['best_epoch']} | {percent(result['dev']['UAS'])} | "
                 f"{percent(result['dev']['LAS'])}{mark} | {percent(test['UAS'])} | "
@@ -241,10 +309,10 @@ def write_report(results_dir: Path = RESULTS, report: Path = REPORT) -> None:
                 f"{result['evaluate_sentences_per_second']:.0f} | {machine_text} | "
                 f"{result['git_commit'][:7]}{'+' if 'uncommitted' in result['git_commit'] else ''} | {result['date'][:10]} |"
             )
-        reproduce = (f"scripts/run_experiments.py --treebank {treebank} --epochs {budgets[-1]} "
-                     + (f"--section {section} " if section != treebank else "")
-                     + " ".join(shlex.quote(row_spec(result)) for result in rows))
-        lines += ["", "Reproduce (sequentially; each row is resumable):", "", f"    .venv/bin/python {reproduce}", ""]
+        lines += [""] + seed_table(rows)
+        patience = first["budget"].get("patience")
+        lines += ["Reproduce (sequentially; each row is resumable):", "",
+                  *reproduce_commands(rows, treebank, section, budgets[-1], patience), ""]
         if marked:
             lines += ["(a) dev LAS of a biaffine model trained before commit c75e16e compares full relations "
                       "(`nmod:poss` against `nmod` is wrong), lower than CoNLL 2018's; its test LAS comes from the "

@@ -44,6 +44,23 @@ def parse_row(spec: str) -> Tuple[str, str, Dict, Dict[str, str]]:
     return name, config, overrides, ext_vars
 
 
+# AllenNLP's own seeds (`prepare_environment`), which every run without a seed override trains with: seed 0.
+# Seed K > 0 shifts all three by K, so that a row's runs differ only in their random numbers.
+DEFAULT_SEEDS = {"random_seed": 13370, "numpy_seed": 1337, "pytorch_seed": 133}
+
+
+def seed_overrides(seed: int) -> Dict[str, int]:
+    """The dotted overrides of seed `seed`; none for seed 0, AllenNLP's defaults (the runs made before seeds)."""
+    if seed < 0:
+        sys.exit(f"seed {seed}: seeds are 0 (AllenNLP's defaults) or positive")
+    return {key: value + seed for key, value in DEFAULT_SEEDS.items()} if seed else {}
+
+
+def run_name(name: str, seed: int) -> str:
+    """The run of row `name` with `seed`: its results file and serialization directory (`name.seedK`, seed 0 bare)."""
+    return f"{name}.seed{seed}" if seed else name
+
+
 def row_spec(result: Dict) -> str:
     """The row argument that reproduces a result: `CONFIG` or `NAME=CONFIG@{overrides}`."""
     config = Path(result["config"]).stem

@@ -57,6 +57,9 @@ def main() -> None:
                         help="add the scorer's test figures (with and without punctuation) to results that "
                         "lack them (of --treebank, or all), then rewrite docs/RESULTS.md")
     parser.add_argument("--threads", type=int, default=None, help="torch threads per run (OMP_NUM_THREADS)")
+    parser.add_argument("--seeds", default="0",
+                        help="comma-separated seeds, each row trained once per seed (default: 0, AllenNLP's own "
+                        "seeds; K > 0 shifts them by K and names the run ROW.seedK)")
     parser.add_argument("--note", default=None, help="what else ran on the machine, etc. (kept in the JSON)")
     args = parser.parse_args()
     if args.threads:
@@ -71,13 +74,20 @@ def main() -> None:
         args.section = args.section or args.treebank
         if not re.fullmatch(r"[\w.-]+", args.section):
             parser.error(f"--section {args.section!r}: letters, digits, '.', '-' and '_' only")
+        try:
+            seeds = [int(seed) for seed in args.seeds.split(",")]
+        except ValueError:
+            parser.error(f"--seeds {args.seeds!r}: comma-separated integers, e.g. 0,1,2")
+        if any(seed < 0 for seed in seeds) or len(set(seeds)) != len(seeds):
+            parser.error(f"--seeds {args.seeds!r}: distinct seeds, 0 or positive")
         files = treebank_files(args.treebank)
         env = dict(os.environ)
         # every row is checked before the first one trains
         for spec in args.rows:
             parse_row(spec)
-        for spec in args.rows:
-            run_row(spec, args, files, env)
+        for seed in seeds:
+            for spec in args.rows:
+                run_row(spec, args, files, env, seed)
     write_report()
 
 

@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Tuple
 from seqgraph_experiments import RESULTS, ROOT, RUNS, commands
 from seqgraph_experiments.provenance import command_line, git_commit, machine, now, sha256
 from seqgraph_experiments.results import read_json, section_of, write_json
-from seqgraph_experiments.rows import parse_row
+from seqgraph_experiments.rows import parse_row, run_name, seed_overrides
 from seqgraph_experiments.trainer_log import epoch_seconds
 
 # allennlp-models' biaffine_parser leaves these words out of its UAS (its POS_TO_IGNORE, on UD's UPOS)
@@ -159,14 +159,19 @@ def train(name: str, config: str, args, overrides: Dict, out: Path,
     return None, None
 
 
-def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str]) -> Optional[Path]:
+def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: int = 0) -> Optional[Path]:
+    """
+    Trains, evaluates and scores one row with `seed` (0: AllenNLP's default seeds, see `rows.seed_overrides`)
+    and writes its results JSON; a row whose JSON exists is skipped unless `args.force`.
+    """
     name, config, extra, ext_vars = parse_row(spec)
     env = {**env, **ext_vars}
-    result_path = RESULTS / args.section / f"{name}.json"
+    run_id = run_name(name, seed)
+    result_path = RESULTS / args.section / f"{run_id}.json"
     if result_path.exists() and not args.force:
-        print(f"{name}: done already ({result_path.relative_to(ROOT)})", flush=True)
+        print(f"{run_id}: done already ({result_path.relative_to(ROOT)})", flush=True)
         return result_path
-    out = RUNS / args.section / name
+    out = RUNS / args.section / run_id
     serialization_dir = out / "model"
     out.mkdir(parents=True, exist_ok=True)
     overrides = {
@@ -175,9 +180,10 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str]) -> Opt
         "test_data_path": str(files["test"]),
         "trainer.num_epochs": args.epochs,
         "trainer.patience": args.patience,
+        **seed_overrides(seed),
         **extra,
     }
-    train_seconds, train_memory = train(name, config, args, overrides, out, env)
+    train_seconds, train_memory = train(run_id, config, args, overrides, out, env)
 
     metrics = read_json(serialization_dir / "metrics.json")
     used_config = read_json(serialization_dir / "config.json")
@@ -195,6 +201,7 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str]) -> Opt
         "config": f"training_config/{config}.jsonnet",
         "overrides": extra,
         "ext_vars": ext_vars,
+        "seed": seed,
         "treebank": args.treebank,
         "section": args.section,
         "splits": {
@@ -237,6 +244,6 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str]) -> Opt
         "command": command_line("scripts/run_experiments.py"),
     }
     write_json(result_path, result)
-    print(f"{name}: dev UAS {100 * result['dev']['UAS']:.2f}, test UAS {100 * result['test']['UAS']:.2f}",
+    print(f"{run_id}: dev UAS {100 * result['dev']['UAS']:.2f}, test UAS {100 * result['test']['UAS']:.2f}",
           flush=True)
     return result_path

@@ -103,3 +103,51 @@ def test_trainer_log_gives_epoch_durations_and_the_training_pass(tmp_path):
     assert training_pass_seconds(log.split("\n", 1)[1]) is None
     (tmp_path / "out.log").write_text(log)
     assert epoch_seconds(tmp_path) == [249.000221, 3601.5]
+
+
+def test_seeds_are_runs_of_one_row_and_the_report_gives_their_spread(tmp_path):
+    from seqgraph_experiments.rows import run_name, seed_overrides
+
+    # seed 0 is AllenNLP's own seeds (no override, the runs made before seeds); seed K shifts all three
+    assert seed_overrides(0) == {} and run_name("coach_valid", 0) == "coach_valid"
+    assert seed_overrides(2) == {"random_seed": 13372, "numpy_seed": 1339, "pytorch_seed": 135}
+    assert run_name("coach_valid", 2) == "coach_valid.seed2"
+
+    def result(row, seed, dev_uas, test_uas):
+        return {
+            "row": row, "seed": seed, "config": f"training_config/{row}.jsonnet", "overrides": {},
+            "treebank": "welsh", "section": "welsh_fused", "splits": {"train": {"path": "a.conllu", "sha256": "0"}},
+            "budget": {"epochs": 15, "patience": None}, "epochs_done": 15, "best_epoch": 15,
+            "used": {"model": {"type": "seqgraph_parser"}},
+            "dev": {"UAS": dev_uas, "LAS": dev_uas - 0.1}, "test": {"UAS": 0.0, "LAS": 0.0},
+            "test_scorer": {"UAS": test_uas, "LAS": test_uas - 0.1},
+            "train_seconds_per_epoch": 60.0, "evaluate_sentences_per_second": 20.0,
+            "machine": {"cpu_cores": 2}, "date": "2026-11-24T03:00:00", "git_commit": "a5a400b0",
+        }
+
+    section = tmp_path / "results" / "welsh_fused"
+    section.mkdir(parents=True)
+    for seed, dev_uas, test_uas in [(0, 0.80, 0.80), (1, 0.81, 0.82), (2, 0.82, 0.84)]:
+        (section / f"{run_name('coach_valid', seed)}.json").write_text(
+            json.dumps(result("coach_valid", seed, dev_uas, test_uas)))
+    for seed, test_uas in [(0, 0.78), (1, 0.79), (2, 0.77)]:
+        (section / f"{run_name('biaffine_mst', seed)}.json").write_text(
+            json.dumps(result("biaffine_mst", seed, 0.75, test_uas)))
+    # a third row with one seed: in the main table, not in the spread table
+    (section / "one_step.json").write_text(json.dumps(result("one_step", 0, 0.7, 0.7)))
+    write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
+    report = (tmp_path / "docs" / "RESULTS.md").read_text()
+    assert "| coach_valid (seed 2) | `coach_valid` |" in report and "| coach_valid | `coach_valid` |" in report
+    # test UAS 80, 82, 84: mean 82, sample sd 2; 78, 79, 77: mean 78, sd 1; dev 80, 81, 82: 81 ± 1
+    assert "| coach_valid | 3 | 0, 1, 2 | 81.00 ± 1.00 | 71.00 ± 1.00 | 82.00 ± 2.00 | 72.00 ± 2.00 |" in report
+    assert "| biaffine_mst | 3 | 0, 1, 2 | 75.00 ± 0.00 | 65.00 ± 0.00 | 78.00 ± 1.00 | 68.00 ± 1.00 |" in report
+    assert "| one_step | 1 |" not in report
+    assert "- biaffine_mst − coach_valid: test UAS -4.00, exceeds the spread" in report
+    # one command per set of seeds
+    assert ("--treebank welsh --epochs 15 --section welsh_fused --seeds 0,1,2 biaffine_mst coach_valid\n"
+            in report)
+    assert "--treebank welsh --epochs 15 --section welsh_fused one_step\n" in report
+    # overlapping seeds are within the spread
+    (section / "coach_valid.seed2.json").write_text(json.dumps(result("coach_valid", 2, 0.82, 0.785)))
+    write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
+    assert "test UAS -2.17, within the spread" in (tmp_path / "docs" / "RESULTS.md").read_text()
