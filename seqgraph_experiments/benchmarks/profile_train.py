@@ -112,6 +112,9 @@ def main() -> None:
     parser.add_argument("--overrides", default="", help="dotted overrides as for allennlp -o")
     parser.add_argument("--summarise", metavar="RAW_PROFILE", help="summarise a py-spy raw profile and exit")
     parser.add_argument("--phases", action="store_true", help="also print the seconds of each phase")
+    parser.add_argument("--operators", type=int, metavar="N", default=0,
+                        help="also profile the sample with torch.profiler and print its N costliest operators "
+                        "(self CPU time, forward and backward)")
     args = parser.parse_args()
     if args.summarise:
         summarise(args.summarise)
@@ -157,6 +160,12 @@ def main() -> None:
         start = time.perf_counter()
         train_batches(model, optimizer, batches, grad_norm)
         seconds.append(time.perf_counter() - start)
+        if args.operators:
+            # a second pass under the profiler, so that its overhead stays out of the times above
+            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profile:
+                train_batches(model, optimizer, batches, grad_norm)
+            print(f"{name} ({len(batches)} batches), under torch.profiler:")
+            print(profile.key_averages().table(sort_by="self_cpu_time_total", row_limit=args.operators))
         if args.phases:
             print(f"{name} ({len(batches)} batches): " + ", ".join(
                 f"{phase} {value:.2f} s" for phase, value in sorted(PHASES.items())))
