@@ -14,16 +14,18 @@ from typing import Dict, List
 
 from seqgraph_experiments import RESULTS, RUNS
 from seqgraph_experiments.results import read_json
+from seqgraph_experiments.rows import run_name
 from seqgraph_experiments.runner import learning_curve
 
 
 def read_curves(section: str) -> Dict[str, List[Dict]]:
-    """Row name -> its curve; finished rows from results/<section>/, running ones from experiments/."""
+    """Run name (the row, `.seedK` for seed K) -> its curve; finished runs from results/<section>/, running ones
+    from experiments/."""
     curves: Dict[str, List[Dict]] = {}
     for path in sorted((RESULTS / section).glob("*.json")):
         result = read_json(path)
         if result.get("curve"):
-            curves[result["row"]] = result["curve"]
+            curves[run_name(result["row"], result.get("seed", 0))] = result["curve"]
     for model_dir in sorted((RUNS / section).glob("*/model")):
         row = model_dir.parent.name
         if row not in curves:

@@ -151,3 +151,19 @@ def test_seeds_are_runs_of_one_row_and_the_report_gives_their_spread(tmp_path):
     (section / "coach_valid.seed2.json").write_text(json.dumps(result("coach_valid", 2, 0.82, 0.785)))
     write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
     assert "test UAS -2.17, within the spread" in (tmp_path / "docs" / "RESULTS.md").read_text()
+
+
+def test_learning_curves_keep_each_seed_apart(tmp_path, monkeypatch):
+    from seqgraph_experiments import plot_curves
+
+    section = tmp_path / "results" / "welsh_fused"
+    section.mkdir(parents=True)
+    for seed, uas in [(0, 0.7), (1, 0.8)]:
+        name = "coach_valid" if seed == 0 else f"coach_valid.seed{seed}"
+        (section / f"{name}.json").write_text(json.dumps(
+            {"row": "coach_valid", "seed": seed, "curve": [{"epoch": 1, "dev_UAS": uas, "seconds": 60.0}]}))
+    monkeypatch.setattr(plot_curves, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(plot_curves, "RUNS", tmp_path / "experiments")
+    curves = plot_curves.read_curves("welsh_fused")
+    assert {name: curve[0]["dev_UAS"] for name, curve in curves.items()} == {
+        "coach_valid": 0.7, "coach_valid.seed1": 0.8}
