@@ -156,3 +156,41 @@ def test_unknown_encoder_is_a_clear_configuration_error(monkeypatch):
     path = Path(__file__).resolve().parents[1] / "training_config" / "coach_valid.jsonnet"
     with pytest.raises(Exception, match='ENCODER must be "fused" or "stacked", got "gru"'):
         Params.from_file(str(path))
+
+
+def test_bfloat16_training_is_close_to_float32_and_keeps_float32_weights_and_gradients():
+    from seqgraph_allennlp.modules.fused_bilstm import native_bfloat16
+
+    torch.manual_seed(0)
+    plain = FusedBiLstm(16, 32, num_layers=2, layer_dropout=0.0)
+    fast = FusedBiLstm(16, 32, num_layers=2, layer_dropout=0.0, bfloat16_training=True)
+    fast.load_state_dict(plain.state_dict())
+    inputs = torch.randn(3, 9, 16)
+    mask = torch.arange(9).unsqueeze(0) < torch.tensor([9, 4, 6]).unsqueeze(1)
+    expected, actual = plain(inputs, mask), fast(inputs, mask)
+    assert actual.dtype == torch.float32 and (actual[~mask] == 0).all()
+    torch.testing.assert_close(actual, expected, rtol=0, atol=0.05)
+    # where bfloat16 is native the layers really ran in it (float32 otherwise)
+    assert torch.equal(actual, expected) != native_bfloat16(inputs.device)
+    target = torch.randn_like(expected)
+    (expected * target).sum().backward()
+    (actual * target).sum().backward()
+    for (name, reference), parameter in zip(plain.named_parameters(), fast.parameters()):
+        assert parameter.dtype == torch.float32 and parameter.grad.dtype == torch.float32, name
+        # the same direction to within bfloat16's rounding
+        cosine = torch.nn.functional.cosine_similarity(parameter.grad.flatten(), reference.grad.flatten(), dim=0)
+        assert cosine > 0.99, (name, float(cosine))
+    # outside training the option does nothing
+    plain.eval()
+    fast.eval()
+    assert torch.equal(fast(inputs, mask), plain(inputs, mask))
+
+
+def test_bfloat16_training_with_weight_drop_trains():
+    torch.manual_seed(0)
+    encoder = FusedBiLstm(8, 8, num_layers=1, layer_dropout=0.0, recurrent_dropout=0.3, bfloat16_training=True)
+    inputs = torch.randn(2, 5, 8)
+    mask = torch.ones(2, 5, dtype=torch.bool)
+    encoder(inputs, mask).sum().backward()
+    weight = encoder.forward_layers[0].weight_hh_l0
+    assert weight.grad is not None and weight.grad.dtype == torch.float32 and weight.grad.abs().sum() > 0

@@ -73,7 +73,13 @@ class FusedBiLstm(Seq2SeqEncoder):
         Outside training, run the LSTM layers in bfloat16 (`torch.autocast`) where the CPU computes it
         natively (AVX512-BF16 or AMX; elsewhere they stay in float32). Parsing is about 1.2x faster on two
         such cores; on EWT dev 41 of 25,147 heads changed and UAS was the same to 0.01. Training is never
-        affected.
+        affected (see `bfloat16_training`).
+    bfloat16_training : `bool`, optional (default = `False`)
+        In training, run the LSTM layers (forward and backward) under `torch.autocast` in bfloat16 where the
+        CPU computes it natively; the weights, their gradients and everything outside the LSTM layers stay
+        in float32. A layer's forward and backward pass is 1.2-1.6x faster on two Zen 4 cores
+        (docs/BENCHMARKS.md); its effect on accuracy is measured in docs/RESULTS.md before any shipped
+        config turns it on.
     """
 
     def __init__(
@@ -85,9 +91,11 @@ class FusedBiLstm(Seq2SeqEncoder):
         recurrent_dropout: float = 0.0,
         use_highway: bool = True,
         bfloat16_inference: bool = False,
+        bfloat16_training: bool = False,
     ) -> None:
         super().__init__(stateful=False)
         self._bfloat16_inference = bfloat16_inference
+        self._bfloat16_training = bfloat16_training
         for name, value in (("layer_dropout", layer_dropout), ("recurrent_dropout", recurrent_dropout)):
             if not 0.0 <= value < 1.0:
                 raise ValueError(f"fused_bilstm: {name} must be in [0, 1), got {value}")
@@ -137,10 +145,14 @@ class FusedBiLstm(Seq2SeqEncoder):
         return True
 
     def _run(self, lstm: torch.nn.LSTM, inputs: torch.Tensor) -> torch.Tensor:
-        if not self.training and self._bfloat16_inference and native_bfloat16(inputs.device):
+        bfloat16 = self._bfloat16_training if self.training else self._bfloat16_inference
+        if bfloat16 and native_bfloat16(inputs.device):
             with torch.autocast(inputs.device.type, dtype=torch.bfloat16):
-                output, _ = lstm(inputs)
+                output = self._lstm(lstm, inputs)
             return output.to(inputs.dtype)
+        return self._lstm(lstm, inputs)
+
+    def _lstm(self, lstm: torch.nn.LSTM, inputs: torch.Tensor) -> torch.Tensor:
         if self.training and self._recurrent_dropout > 0:
             weights: Dict[str, torch.Tensor] = dict(lstm.named_parameters())
             weights["weight_hh_l0"] = torch.nn.functional.dropout(
