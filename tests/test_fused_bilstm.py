@@ -38,15 +38,21 @@ def test_sentence_alone_equals_sentence_in_a_padded_batch(use_highway):
         torch.testing.assert_close(batched[index, :length], alone[0], rtol=0, atol=1e-5)
 
 
-def test_bfloat16_inference_is_close_to_float32_and_leaves_training_alone():
-    from seqgraph_allennlp.modules.fused_bilstm import native_bfloat16
-
+def float32_and_bfloat16_twins(**bfloat16_option):
+    """Two encoders with the same weights, the second with a bfloat16 option; a padded batch for them."""
     torch.manual_seed(0)
     plain = FusedBiLstm(16, 32, num_layers=2, layer_dropout=0.0)
-    fast = FusedBiLstm(16, 32, num_layers=2, layer_dropout=0.0, bfloat16_inference=True)
+    fast = FusedBiLstm(16, 32, num_layers=2, layer_dropout=0.0, **bfloat16_option)
     fast.load_state_dict(plain.state_dict())
     inputs = torch.randn(3, 9, 16)
     mask = torch.arange(9).unsqueeze(0) < torch.tensor([9, 4, 6]).unsqueeze(1)
+    return plain, fast, inputs, mask
+
+
+def test_bfloat16_inference_is_close_to_float32_and_leaves_training_alone():
+    from seqgraph_allennlp.modules.fused_bilstm import native_bfloat16
+
+    plain, fast, inputs, mask = float32_and_bfloat16_twins(bfloat16_inference=True)
     # training: float32 whatever the option
     assert torch.equal(fast(inputs, mask), plain(inputs, mask))
     plain.eval()
@@ -161,12 +167,7 @@ def test_unknown_encoder_is_a_clear_configuration_error(monkeypatch):
 def test_bfloat16_training_is_close_to_float32_and_keeps_float32_weights_and_gradients():
     from seqgraph_allennlp.modules.fused_bilstm import native_bfloat16
 
-    torch.manual_seed(0)
-    plain = FusedBiLstm(16, 32, num_layers=2, layer_dropout=0.0)
-    fast = FusedBiLstm(16, 32, num_layers=2, layer_dropout=0.0, bfloat16_training=True)
-    fast.load_state_dict(plain.state_dict())
-    inputs = torch.randn(3, 9, 16)
-    mask = torch.arange(9).unsqueeze(0) < torch.tensor([9, 4, 6]).unsqueeze(1)
+    plain, fast, inputs, mask = float32_and_bfloat16_twins(bfloat16_training=True)
     expected, actual = plain(inputs, mask), fast(inputs, mask)
     assert actual.dtype == torch.float32 and (actual[~mask] == 0).all()
     torch.testing.assert_close(actual, expected, rtol=0, atol=0.05)
