@@ -18,6 +18,7 @@ from seqgraph_experiments.provenance import command_line, git_commit, machine, n
 from seqgraph_experiments.results import read_json, section_of, write_json
 from seqgraph_experiments.rows import parse_row, run_name, seed_overrides
 from seqgraph_experiments.trainer_log import epoch_seconds
+from seqgraph_experiments.treebanks import LANGUAGES
 
 # allennlp-models' biaffine_parser leaves these words out of its UAS (its POS_TO_IGNORE, on UD's UPOS)
 PUNCTUATION_UPOS = ("PUNCT", "SYM")
@@ -180,6 +181,7 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: 
         "test_data_path": str(files["test"]),
         "trainer.num_epochs": args.epochs,
         "trainer.patience": args.patience,
+        "dataset_reader.language": LANGUAGES[args.treebank],
         **seed_overrides(seed),
         **extra,
     }

@@ -20,6 +20,10 @@ TREEBANKS = {
     "zh": (str(SHARED / "UD_Chinese-GSD" / "zh_gsd-ud-{}.conllu"), ("dev", "dev", "test")),
 }
 
+# each treebank's language (ISO 639), which the runner gives the reader (`dataset_reader.language`): the
+# model's archive records it, so that the model tokenises raw text (`{"text": ...}`) by its language's rules
+LANGUAGES = {"ewt": "en", "welsh": "cy", "grc": "grc", "de": "de", "zh": "zh"}
+
 
 def treebank_files(treebank: str) -> Dict[str, Path]:
     """The absolute train, dev and test files of a treebank; exits when one is missing."""

@@ -167,3 +167,14 @@ def test_learning_curves_keep_each_seed_apart(tmp_path, monkeypatch):
     curves = plot_curves.read_curves("welsh_fused")
     assert {name: curve[0]["dev_UAS"] for name, curve in curves.items()} == {
         "coach_valid": 0.7, "coach_valid.seed1": 0.8}
+
+
+def test_every_treebank_has_a_language_the_predictor_accepts():
+    from seqgraph_allennlp.predictors.text_splitter import check_language
+    from seqgraph_experiments.treebanks import LANGUAGES, TREEBANKS
+
+    assert set(LANGUAGES) == set(TREEBANKS)
+    for treebank, language in LANGUAGES.items():
+        assert check_language(language) == language
+        # UD names its files after the language: en_ewt-ud-train.conllu
+        assert Path(TREEBANKS[treebank][0]).name.startswith(f"{language}_"), treebank
