@@ -175,13 +175,19 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: 
     out = RUNS / args.section / run_id
     serialization_dir = out / "model"
     out.mkdir(parents=True, exist_ok=True)
+    language = {"dataset_reader.language": LANGUAGES[args.treebank]}
+    started = serialization_dir / "config.json"
+    if started.exists() and not args.force and "language" not in read_json(started).get("dataset_reader", {}):
+        # a run started before the runner set the language resumes with the configuration it started with
+        # (`--recover` refuses any other)
+        language = {}
     overrides = {
         "train_data_path": str(files["train"]),
         "validation_data_path": str(files["dev"]),
         "test_data_path": str(files["test"]),
         "trainer.num_epochs": args.epochs,
         "trainer.patience": args.patience,
-        "dataset_reader.language": LANGUAGES[args.treebank],
+        **language,
         **seed_overrides(seed),
         **extra,
     }

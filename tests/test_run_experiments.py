@@ -178,3 +178,38 @@ def test_every_treebank_has_a_language_the_predictor_accepts():
         assert check_language(language) == language
         # UD names its files after the language: en_ewt-ud-train.conllu
         assert Path(TREEBANKS[treebank][0]).name.startswith(f"{language}_"), treebank
+
+
+def test_a_run_gets_its_treebanks_language_unless_it_resumes_a_run_started_without_it(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from seqgraph_experiments import runner
+
+    monkeypatch.setattr(runner, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(runner, "RUNS", tmp_path / "experiments")
+    given = []
+
+    class Stop(Exception):
+        pass
+
+    def train(name, config, args, overrides, out, env):
+        given.append(overrides)
+        raise Stop
+
+    monkeypatch.setattr(runner, "train", train)
+    args = SimpleNamespace(section="welsh", treebank="welsh", epochs=1, patience=None, force=False)
+    files = {split: tmp_path / f"{split}.conllu" for split in ("train", "dev", "test")}
+    with pytest.raises(Stop):
+        runner.run_row("coach_valid", args, files, {}, seed=2)
+    assert given[-1]["dataset_reader.language"] == "cy" and given[-1]["random_seed"] == 13372
+    # an interrupted run whose configuration has no language resumes without one (--recover compares them)
+    model = tmp_path / "experiments" / "welsh" / "coach_valid" / "model"
+    model.mkdir(parents=True)
+    (model / "config.json").write_text(json.dumps({"dataset_reader": {"type": "seqgraph_ud"}}))
+    with pytest.raises(Stop):
+        runner.run_row("coach_valid", args, files, {})
+    assert "dataset_reader.language" not in given[-1] and "random_seed" not in given[-1]
+    (model / "config.json").write_text(json.dumps({"dataset_reader": {"type": "seqgraph_ud", "language": "cy"}}))
+    with pytest.raises(Stop):
+        runner.run_row("coach_valid", args, files, {})
+    assert given[-1]["dataset_reader.language"] == "cy"
