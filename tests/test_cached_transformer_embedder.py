@@ -144,3 +144,73 @@ def test_mixing_the_last_layer_alone_gives_the_last_layer(tiny_bert):
     }))
     batch = tensors(tiny_bert, SENTENCES)
     torch.testing.assert_close(mixed(**batch), last(**batch), rtol=0, atol=1e-6)
+
+
+def count_transformer_runs(embedder, monkeypatch) -> list:
+    runs = []
+    original = embedder._matched_embedder.forward
+    monkeypatch.setattr(embedder._matched_embedder, "forward",
+                        lambda *args, **kwargs: runs.append(args[0].size(0)) or original(*args, **kwargs))
+    return runs
+
+
+def cached_embedder(tiny_bert, **options):
+    return TokenEmbedder.from_params(Params({
+        "type": "cached_pretrained_transformer_mismatched", "model_name": tiny_bert, **options,
+    }))
+
+
+def test_a_cache_directory_serves_a_later_run_without_the_transformer(tiny_bert, tmp_path, monkeypatch):
+    options = {"last_layer_only": False, "mixed_layers": [-2, -1], "cache_directory": str(tmp_path / "features")}
+    first = cached_embedder(tiny_bert, **options)
+    first.eval()
+    batch = tensors(tiny_bert, SENTENCES[:3])
+    words = batch["mask"]
+    expected = first(**batch)
+    stored = list((tmp_path / "features").glob("*/*/*.pt"))
+    assert len(stored) == 3
+    assert not list((tmp_path / "features").rglob("*.partial"))
+
+    # a new model object (a resumed training), sentences in another batch and padding, one of them new
+    later = cached_embedder(tiny_bert, **options)
+    later.eval()
+    later._layer_mix.load_state_dict(first._layer_mix.state_dict())
+    runs = count_transformer_runs(later, monkeypatch)
+    again = tensors(tiny_bert, [SENTENCES[1], SENTENCES[0], SENTENCES[3]])
+    output = later(**again)
+    assert runs == [1]  # only "a mat" went through the transformer
+    torch.testing.assert_close(output[0, :2], expected[1, :2], rtol=0, atol=0)
+    torch.testing.assert_close(output[1][again["mask"][1]], expected[0][words[0]], rtol=0, atol=0)
+    assert len(list((tmp_path / "features").glob("*/*/*.pt"))) == 4
+
+
+def test_other_weights_or_layers_do_not_share_a_cache_directory(tiny_bert, tmp_path, monkeypatch):
+    directory = str(tmp_path / "features")
+    batch = tensors(tiny_bert, SENTENCES[:2])
+    cached_embedder(tiny_bert, cache_directory=directory)(**batch)
+
+    other_layers = cached_embedder(tiny_bert, cache_directory=directory, last_layer_only=False, mixed_layers=[0])
+    runs = count_transformer_runs(other_layers, monkeypatch)
+    other_layers(**batch)
+    assert runs == [2]
+
+    other_weights = cached_embedder(tiny_bert, cache_directory=directory)
+    with torch.no_grad():
+        next(other_weights._matched_embedder.transformer_model.parameters()).add_(1.0)
+    runs = count_transformer_runs(other_weights, monkeypatch)
+    other_weights(**batch)
+    assert runs == [2]
+    assert len(list((tmp_path / "features").iterdir())) == 3
+
+
+def test_a_damaged_stored_file_is_computed_again(tiny_bert, tmp_path, monkeypatch):
+    directory = tmp_path / "features"
+    batch = tensors(tiny_bert, SENTENCES[:1])
+    expected = cached_embedder(tiny_bert, cache_directory=str(directory))(**batch)
+    (stored,) = directory.glob("*/*/*.pt")
+    stored.write_bytes(stored.read_bytes()[:20])
+    later = cached_embedder(tiny_bert, cache_directory=str(directory))
+    runs = count_transformer_runs(later, monkeypatch)
+    torch.testing.assert_close(later(**batch), expected, rtol=0, atol=1e-6)
+    assert runs == [1]
+    assert torch.load(stored, weights_only=True).shape == (6, 16)

@@ -5,6 +5,7 @@
 // The transformer stays frozen and each sentence's four layers are computed once, in the first epoch, and
 // kept in memory (about 2.8 GB for EWT train + dev; seqgraph_allennlp/modules/cached_transformer_embedder.py),
 // so later epochs cost what coach_valid's do.
+// Setting the embedder's cache_directory also keeps them on disk for a resumed or repeated training.
 // The model directory is not part of `make install` (438 MB): `make english` downloads and writes it
 // (python -m seqgraph_assets.mpnet), and `--include-package seqgraph_allennlp` sets PRETRAINED_MPNET to it.
 local coach_valid = import 'coach_valid.jsonnet';

@@ -1,3 +1,7 @@
+import hashlib
+import json
+import os
+from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 import torch
@@ -29,7 +33,8 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
     every epoch, so from the second epoch on training and validation read them from memory instead of
     running the transformer again (UDPipe 2 computes its frozen BERT features once per file in the same
     spirit). The first batch that holds a sentence computes it as the plain embedder would; the cache lives
-    as long as the model object (one `allennlp train` run) and is not saved with it.
+    as long as the model object (one `allennlp train` run) and is not saved with it, unless
+    `cache_directory` also keeps it on disk for later runs.
 
     The transformer stays in evaluation mode, also while the parser trains: AllenNLP's plain embedder
     keeps a frozen transformer's dropout on during training, so the shipped pretrained configs changed with
@@ -55,6 +60,13 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         Stop adding sentences once this many words are cached. A word takes 4 bytes per dimension and mixed
         layer: 1 M words of 384 floats take 1.5 GB, of four 768-wide layers 12 GB; EWT's training and
         development sets have 230 k words.
+    cache_directory : `str`, optional (default = `None`)
+        Also keep each sentence's vectors in this directory (one float32 file per sentence, as many bytes as
+        in memory, with no limit), so that a later run reads them instead of running the transformer: a
+        training resumed with `--recover` or trained again, `allennlp evaluate` on the development file.
+        The files are under a subdirectory named by a fingerprint of the transformer's weights, the layers
+        kept, the word-piece pooling and `max_length`, so that other features never share them; the
+        directory can be deleted at any time. `None` keeps the vectors in memory only.
     """
 
     def __init__(
@@ -73,6 +85,7 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         sub_token_mode: Optional[str] = "avg",
         mixed_layers: Optional[List[int]] = None,
         max_cached_words: int = 1_000_000,
+        cache_directory: Optional[str] = None,
     ) -> None:
         if train_parameters:
             raise ConfigurationError(
@@ -102,6 +115,7 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         self._matched_embedder.eval_mode = True
         self._matched_embedder.transformer_model.eval()
         self._layer_mix: Optional[ScalarMix] = None
+        layers: Optional[List[int]] = None
         if not last_layer_only:
             num_layers = self._matched_embedder.config.num_hidden_layers
             layers = list(range(num_layers)) if mixed_layers is None else list(mixed_layers)
@@ -116,6 +130,47 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         # sentence key -> (num_words, dim) vectors
         self._cache: Dict[bytes, torch.Tensor] = {}
         self._cached_words = 0
+        self._cache_directory = None if cache_directory is None else Path(cache_directory)
+        self._feature_settings = {"last_layer_only": last_layer_only, "layers": layers,
+                                  "sub_token_mode": sub_token_mode, "max_length": max_length}
+        # named at the first batch: a model loaded from an archive gets its weights after __init__
+        self._directory: Optional[Path] = None
+
+    @staticmethod
+    def fingerprint(transformer: torch.nn.Module, settings: Dict) -> str:
+        """
+        A hex digest of the transformer's weights (names, shapes, values) and of the settings that shape
+        its word vectors: the name of a feature directory.
+        """
+        digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
+        for name, tensor in sorted(transformer.state_dict().items()):
+            digest.update(f"{name}{tuple(tensor.shape)}{tensor.dtype}".encode())
+            digest.update(tensor.detach().cpu().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
+        return digest.hexdigest()[:32]
+
+    def _stored_path(self, key: bytes) -> Path:
+        name = hashlib.sha256(key).hexdigest()
+        return self._directory / name[:2] / f"{name}.pt"
+
+    def _read_stored(self, key: bytes, num_words: int, device: torch.device) -> Optional[torch.Tensor]:
+        path = self._stored_path(key)
+        if not path.exists():
+            return None
+        try:
+            vectors = torch.load(path, map_location=device, weights_only=True)
+        except Exception:  # a file cut short (a run killed while writing on another file system): recompute
+            return None
+        if not isinstance(vectors, torch.Tensor) or vectors.shape[0] != num_words:
+            return None
+        return vectors
+
+    def _store(self, key: bytes, vectors: torch.Tensor) -> None:
+        path = self._stored_path(key)
+        path.parent.mkdir(exist_ok=True)
+        # written whole under another name, then renamed: a reader never sees half a file
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        torch.save(vectors.detach().cpu().clone(), partial)
+        os.replace(partial, path)
 
     @staticmethod
     def sentence_keys(
@@ -148,7 +203,21 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         As `PretrainedTransformerMismatchedEmbedder.forward`: `(batch_size, num_words, dim)`.
         """
         keys = self.sentence_keys(token_ids, mask, offsets, wordpiece_mask)
-        missing = [position for position, key in enumerate(keys) if key not in self._cache]
+        lengths = mask.sum(dim=-1).tolist()
+        if self._cache_directory is not None and self._directory is None:
+            fingerprint = self.fingerprint(self._matched_embedder.transformer_model, self._feature_settings)
+            self._directory = self._cache_directory / fingerprint
+            self._directory.mkdir(parents=True, exist_ok=True)
+        # sentences found on disk (position -> vectors), when there is a cache directory
+        stored: Dict[int, torch.Tensor] = {}
+        if self._directory is not None:
+            for position, key in enumerate(keys):
+                if key not in self._cache:
+                    vectors = self._read_stored(key, lengths[position], token_ids.device)
+                    if vectors is not None:
+                        stored[position] = vectors
+        missing = [position for position, key in enumerate(keys)
+                   if key not in self._cache and position not in stored]
         computed = None
         if missing:
             index = torch.tensor(missing, device=token_ids.device)
@@ -161,12 +230,16 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
                     token_ids[index], mask[index], offsets[index], wordpiece_mask[index],
                     rows(type_ids), rows(segment_concat_mask),
                 )
-        lengths = mask.sum(dim=-1).tolist()
         missing_row = {position: row for row, position in enumerate(missing)}
         sentences = []
         for position, key in enumerate(keys):
-            if position in missing_row:
-                vectors = computed[missing_row[position], : lengths[position]]
+            if position in missing_row or position in stored:
+                if position in stored:
+                    vectors = stored[position]
+                else:
+                    vectors = computed[missing_row[position], : lengths[position]]
+                    if self._directory is not None:
+                        self._store(key, vectors)
                 if self._cached_words + lengths[position] <= self._max_cached_words:
                     self._cache[key] = vectors.clone()
                     self._cached_words += lengths[position]
