@@ -42,12 +42,6 @@ def run(command: List[str], log_path: Path, env: Dict[str, str], pid_file: Optio
     return seconds, usage.ru_maxrss // 1024
 
 
-def count_file_sentences(path: Path) -> int:
-    """The number of sentences in a CoNLL-U file (its lines of word 1)."""
-    with open(path, encoding="utf-8") as handle:
-        return sum(1 for line in handle if line.startswith("1\t"))
-
-
 def score_predictions(archive: Path, test_file: Path, out: Path, env: Dict[str, str]) -> Dict:
     """
     Parses the test file with `allennlp predict` (CoNLL-U out) and scores it with the project's scorer:
@@ -62,6 +56,7 @@ def score_predictions(archive: Path, test_file: Path, out: Path, env: Dict[str, 
     every_word = counts.scores()
     no_punctuation = score_files(str(test_file), str(predictions), PUNCTUATION_UPOS)
     return {
+        "test_sentences": counts.sentences,
         # invalid_trees: predicted sentences that are not trees with one root word (0 for a valid file)
         "test_scorer": {**{key: every_word[key] for key in ("UAS", "LAS")}, "invalid_trees": counts.invalid_trees},
         "test_without_punctuation": {key: no_punctuation[key] for key in ("UAS", "LAS")},
@@ -200,7 +195,6 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: 
         commands.evaluate(serialization_dir / "model.tar.gz", files["test"], test_output), out / "evaluate.log", env
     )
     test = read_json(test_output)
-    test_sentences = count_file_sentences(files["test"])
     scorer = score_predictions(serialization_dir / "model.tar.gz", files["test"], out, env)
     durations = epoch_seconds(serialization_dir)
     trainer = used_config["trainer"]
@@ -238,7 +232,7 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: 
         "train_seconds_per_epoch": (sum(durations) / len(durations)) if durations else None,
         "train_seconds_total": train_seconds,
         "train_peak_memory_mib": train_memory,
-        "evaluate_sentences_per_second": test_sentences / evaluate_seconds,
+        "evaluate_sentences_per_second": scorer["test_sentences"] / evaluate_seconds,
         "evaluate_note": "allennlp evaluate on the test file with the archived data loader (bucketed batches "
                          "of 32 sentences), model loading included",
         "evaluate_peak_memory_mib": evaluate_memory,

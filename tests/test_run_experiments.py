@@ -213,3 +213,24 @@ def test_a_run_gets_its_treebanks_language_unless_it_resumes_a_run_started_witho
     with pytest.raises(Stop):
         runner.run_row("coach_valid", args, files, {})
     assert given[-1]["dataset_reader.language"] == "cy"
+
+
+def test_scoring_a_runs_predictions_counts_the_test_sentences_once(tmp_path, monkeypatch):
+    import shutil
+
+    from seqgraph_experiments import runner
+
+    gold = Path("fixtures/conllu/en_small.conllu")
+    commands_run = []
+
+    def predict(command, log_path, env, pid_file=None):
+        # stands in for `allennlp predict`: the predictions are the gold file
+        commands_run.append(command)
+        shutil.copy(gold, tmp_path / "test_predictions.conllu")
+        return 1.0, 1
+
+    monkeypatch.setattr(runner, "run", predict)
+    scores = runner.score_predictions(tmp_path / "model.tar.gz", gold, tmp_path, {})
+    assert len(commands_run) == 1
+    assert scores["test_sentences"] == 6
+    assert scores["test_scorer"] == {"UAS": 1.0, "LAS": 1.0, "invalid_trees": 0}
