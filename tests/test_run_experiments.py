@@ -60,6 +60,15 @@ def test_report_is_generated_from_the_results(tmp_path):
     assert "Budget: 15 epochs." in welsh and "| linearized |" not in welsh
     assert "Budget: 5 epochs." in table3_section and "| coach_valid |" not in table3_section
     assert "--treebank welsh --epochs 5 --section welsh_table3 linearized\n" in table3_section
+    assert "minus biaffine_mst" not in report  # no baseline in either section
+
+    # beside a baseline that ran once, each row's margin over it, said to be of one seed
+    baseline = {**result, "row": "biaffine_mst", "config": "training_config/biaffine_mst.jsonnet",
+                "test": {"UAS": 0.7891, "LAS": 0.70}}
+    (tmp_path / "results" / "welsh" / "biaffine_mst.json").write_text(json.dumps(baseline))
+    write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
+    welsh = (tmp_path / "docs" / "RESULTS.md").read_text().split("## welsh\n")[1].split("## welsh_table3")[0]
+    assert "Test UAS minus biaffine_mst's: coach_valid +0.25. One seed each" in welsh
 
 
 def test_table3_preset_covers_the_papers_nine_rows_and_reproduces_them():
