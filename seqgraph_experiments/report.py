@@ -136,6 +136,19 @@ def baseline_margins(rows: List[Dict], baseline: str = "biaffine_mst") -> List[s
             f"here, so none of these differences is known to exceed it.", ""]
 
 
+def upos_accuracies(rows: List[Dict]) -> List[str]:
+    """The test UPOS accuracy of the rows whose model tags (`allennlp evaluate`'s UPOS metric)."""
+    tagged = []
+    for result in rows:
+        if "UPOS" in result["test"]:
+            seed = f" (seed {result['seed']})" if result.get("seed") else ""
+            tagged.append(f"{result['row']}{seed} {percent(result['test']['UPOS'])}")
+    if not tagged:
+        return []
+    return [f"Test UPOS accuracy of the rows that tag (the model's UPOS head against the gold column): "
+            f"{', '.join(tagged)}.", ""]
+
+
 def reproduce_commands(rows: List[Dict], treebank: str, section: str, epochs: int,
                        patience: Optional[int]) -> List[str]:
     """The commands that rerun a section's rows, one per set of seeds the rows ran with."""
@@ -326,7 +339,7 @@ def write_report(results_dir: Path = RESULTS, report: Path = REPORT) -> None:
                 f"{result['evaluate_sentences_per_second']:.0f} | {machine_text} | "
                 f"{result['git_commit'][:7]}{'+' if 'uncommitted' in result['git_commit'] else ''} | {result['date'][:10]} |"
             )
-        lines += [""] + seed_table(rows) + baseline_margins(rows)
+        lines += [""] + seed_table(rows) + baseline_margins(rows) + upos_accuracies(rows)
         patience = first["budget"].get("patience")
         lines += ["Reproduce (sequentially; each row is resumable):", "",
                   *reproduce_commands(rows, treebank, section, budgets[-1], patience), ""]

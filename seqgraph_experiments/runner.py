@@ -227,7 +227,9 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: 
         "epochs_done": metrics.get("epoch", -1) + 1,
         "best_epoch": metrics["best_epoch"] + 1,
         "dev": {"UAS": metrics["best_validation_UAS"], "LAS": metrics.get("best_validation_LAS")},
-        "test": {key: test.get(key) for key in ("UAS", "LAS", "UEM", "LEM")},
+        "test": {**{key: test.get(key) for key in ("UAS", "LAS", "UEM", "LEM")},
+                 # the tagger's accuracy, for a model that predicts UPOS (predict_upos)
+                 **{key: test[key] for key in ("UPOS",) if key in test}},
         **scorer,
         "train_seconds_per_epoch": (sum(durations) / len(durations)) if durations else None,
         "train_seconds_total": train_seconds,

@@ -69,6 +69,15 @@ def test_report_is_generated_from_the_results(tmp_path):
     write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
     welsh = (tmp_path / "docs" / "RESULTS.md").read_text().split("## welsh\n")[1].split("## welsh_table3")[0]
     assert "Test UAS minus biaffine_mst's: coach_valid +0.25. One seed each" in welsh
+    assert "UPOS accuracy" not in welsh
+
+    # a row whose model tags gets its test UPOS accuracy
+    tagger = {**result, "row": "coach_valid_upos", "config": "training_config/coach_valid_upos.jsonnet",
+              "test": {"UAS": 0.80, "LAS": 0.70, "UPOS": 0.9041}}
+    (tmp_path / "results" / "welsh" / "coach_valid_upos.json").write_text(json.dumps(tagger))
+    write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
+    welsh = (tmp_path / "docs" / "RESULTS.md").read_text().split("## welsh\n")[1].split("## welsh_table3")[0]
+    assert "against the gold column): coach_valid_upos 90.41.\n" in welsh
 
 
 def test_table3_preset_covers_the_papers_nine_rows_and_reproduces_them():
