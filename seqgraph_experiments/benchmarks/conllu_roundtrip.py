@@ -8,6 +8,7 @@ every sentence a valid single-rooted tree, and its CoNLL 2018 scores against the
 Writes results/benchmarks/conllu_roundtrip.json (and prints its table); exits with 1 when an output
 differs or a sentence is not a tree.
 """
+import argparse
 import subprocess
 import sys
 import time
@@ -108,9 +109,14 @@ def table(result: Dict) -> List[str]:
 
 
 def main() -> None:
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    model, inputs = sys.argv[1], sys.argv[2:]
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("model", help="a trained model archive (model.tar.gz)")
+    parser.add_argument("inputs", nargs="+", metavar="FILE", help="CoNLL-U files with gold annotation")
+    args = parser.parse_args()
+    missing = [path for path in [args.model, *args.inputs] if not Path(path).is_file()]
+    if missing:
+        parser.error(f"no such file: {', '.join(missing)}")
+    model, inputs = args.model, args.inputs
     OUT.mkdir(parents=True, exist_ok=True)
     rows = [check(model, input_path) for input_path in inputs]
     result = {

@@ -8,7 +8,8 @@ batches of 64 in file order, as `scripts/bench_speed.py` times it; run it under 
 (py-spy is not a project dependency: `.venv/bin/pip install py-spy`.) What the profiles showed:
 docs/BENCHMARKS.md.
 """
-import sys
+import argparse
+from pathlib import Path
 
 from allennlp.models.archival import load_archive
 
@@ -18,9 +19,14 @@ from seqgraph_experiments.instances import read_instances
 
 
 def main() -> None:
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    model_path, conllu = sys.argv[1:]
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("model", help="a trained model archive (model.tar.gz)")
+    parser.add_argument("conllu", help="the CoNLL-U file to parse")
+    args = parser.parse_args()
+    missing = [path for path in (args.model, args.conllu) if not Path(path).is_file()]
+    if missing:
+        parser.error(f"no such file: {', '.join(missing)}")
+    model_path, conllu = args.model, args.conllu
     archive = load_archive(model_path)
     archive.model.eval()
     instances = read_instances(archive, conllu, gold=False)

@@ -11,8 +11,9 @@ results/benchmarks/single_root_mst.json.
 
 Both decodings run in float32 (`bfloat16_inference` off), so the decoder is the only difference.
 """
+import argparse
 import json
-import sys
+from pathlib import Path
 
 from allennlp.models.archival import load_archive
 from allennlp_models.structured_prediction.models.biaffine_dependency_parser import BiaffineDependencyParser
@@ -50,12 +51,20 @@ def parse(archive_path: str, conllu: str, original: bool) -> dict:
 
 
 def main() -> None:
-    pairs = sys.argv[1:]
-    if not pairs:
-        sys.exit(__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("pairs", nargs="+", metavar="ARCHIVE=CONLLU",
+                        help="a biaffine_mst archive and the test file to parse with it")
+    args = parser.parse_args()
+    pairs = []
+    for pair in args.pairs:
+        archive_path, equals, conllu = pair.partition("=")
+        missing = [path for path in (archive_path, conllu) if path and not Path(path).is_file()]
+        if not equals or not archive_path or not conllu or missing:
+            parser.error(f"{pair!r}: not ARCHIVE=CONLLU with both files present"
+                         + (f" (no file {', '.join(missing)})" if missing else ""))
+        pairs.append((archive_path, conllu))
     rows = []
-    for pair in pairs:
-        archive_path, _, conllu = pair.partition("=")
+    for archive_path, conllu in pairs:
         row = {"archive": archive_path, "file": conllu}
         for label, original in (("allennlp_models", True), ("single_root", False)):
             row[label] = parse(archive_path, conllu, original)
