@@ -214,3 +214,14 @@ def test_a_damaged_stored_file_is_computed_again(tiny_bert, tmp_path, monkeypatc
     torch.testing.assert_close(later(**batch), expected, rtol=0, atol=1e-6)
     assert runs == [1]
     assert torch.load(stored, weights_only=True).shape == (6, 16)
+
+
+def test_a_cache_directory_that_cannot_be_written_is_given_up_with_a_warning(tiny_bert, tmp_path, caplog):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a directory")
+    cached = cached_embedder(tiny_bert, cache_directory=str(blocker / "features"))
+    batch = tensors(tiny_bert, SENTENCES[:2])
+    plain = cached_embedder(tiny_bert)
+    torch.testing.assert_close(cached(**batch), plain(**batch), rtol=0, atol=1e-6)
+    assert "cannot be used" in caplog.text and str(blocker / "features") in caplog.text
+    assert cached._cached_words == 6 + 2  # still cached in memory

@@ -1,5 +1,6 @@
 import hashlib
 import json
+import logging
 import os
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
@@ -8,6 +9,8 @@ import torch
 from allennlp.common.checks import ConfigurationError
 from allennlp.modules import ScalarMix
 from allennlp.modules.token_embedders import PretrainedTransformerMismatchedEmbedder, TokenEmbedder
+
+logger = logging.getLogger(__name__)
 
 
 class _ConcatenateLayers(torch.nn.Module):
@@ -66,7 +69,9 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         training resumed with `--recover` or trained again, `allennlp evaluate` on the development file.
         The files are under a subdirectory named by a fingerprint of the transformer's weights, the layers
         kept, the word-piece pooling and `max_length`, so that other features never share them; the
-        directory can be deleted at any time. `None` keeps the vectors in memory only.
+        directory can be deleted at any time. An archive keeps the setting: `allennlp predict` with it also
+        stores what it parses there, unless given `-o '{"...cache_directory": null}'`. A directory that
+        cannot be written is given up with a warning. `None` keeps the vectors in memory only.
     """
 
     def __init__(
@@ -166,11 +171,22 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
 
     def _store(self, key: bytes, vectors: torch.Tensor) -> None:
         path = self._stored_path(key)
-        path.parent.mkdir(exist_ok=True)
         # written whole under another name, then renamed: a reader never sees half a file
         partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-        torch.save(vectors.detach().cpu().clone(), partial)
-        os.replace(partial, path)
+        try:
+            path.parent.mkdir(exist_ok=True)
+            torch.save(vectors.detach().cpu().clone(), partial)
+            os.replace(partial, path)
+        except OSError as error:  # a full disk, a directory that cannot be written
+            partial.unlink(missing_ok=True)
+            self._give_up_directory(error)
+
+    def _give_up_directory(self, error: OSError) -> None:
+        # the features are a cache: without the directory, training goes on with the vectors in memory
+        logger.warning(f"cached_pretrained_transformer_mismatched: cache_directory {self._cache_directory} "
+                       f"cannot be used ({error}); keeping the vectors in memory only")
+        self._cache_directory = None
+        self._directory = None
 
     @staticmethod
     def sentence_keys(
@@ -206,8 +222,11 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         lengths = mask.sum(dim=-1).tolist()
         if self._cache_directory is not None and self._directory is None:
             fingerprint = self.fingerprint(self._matched_embedder.transformer_model, self._feature_settings)
-            self._directory = self._cache_directory / fingerprint
-            self._directory.mkdir(parents=True, exist_ok=True)
+            try:
+                (self._cache_directory / fingerprint).mkdir(parents=True, exist_ok=True)
+                self._directory = self._cache_directory / fingerprint
+            except OSError as error:
+                self._give_up_directory(error)
         # sentences found on disk (position -> vectors), when there is a cache directory
         stored: Dict[int, torch.Tensor] = {}
         if self._directory is not None:
