@@ -24,8 +24,13 @@ def sha256(path: Path) -> str:
 
 
 def git_commit() -> str:
-    """HEAD, with `+uncommitted` when the parser's code or the configs differ from it."""
+    """
+    HEAD, with `+uncommitted` when the parser's code or the configs differ from it. A copy of the tree without
+    its repository (sent to a GPU machine, say) names the commit it was made from in SEQGRAPH_GIT_COMMIT.
+    """
     result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    if result.returncode != 0 and os.environ.get("SEQGRAPH_GIT_COMMIT"):
+        return os.environ["SEQGRAPH_GIT_COMMIT"] + " (a copy of the tree without .git)"
     dirty = subprocess.run(["git", "status", "--porcelain", "seqgraph_allennlp", "training_config"],
                            cwd=ROOT, capture_output=True, text=True).stdout.strip()
     return result.stdout.strip() + ("+uncommitted" if dirty else "")
@@ -46,12 +51,21 @@ def omp_threads() -> Optional[int]:
     return int(os.environ.get("OMP_NUM_THREADS", "0")) or None
 
 
-def machine() -> Dict:
+def gpu_name(cuda_device: int) -> Optional[str]:
+    if cuda_device < 0:
+        return None
+    import torch
+
+    return torch.cuda.get_device_name(cuda_device)
+
+
+def machine(cuda_device: int = -1) -> Dict:
+    """Where a run ran; `gpu` names the GPU it trained on (`cuda_device`), None on the CPU."""
     return {
         "cpu_cores": os.cpu_count(),
         "cpu": cpu_model(),
         "threads": omp_threads(),
-        "gpu": None,
+        "gpu": gpu_name(cuda_device),
         "hostname_kind": platform.machine(),
         "python": platform.python_version(),
     }

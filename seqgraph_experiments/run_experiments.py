@@ -60,6 +60,9 @@ def main() -> None:
     parser.add_argument("--seeds", default="0",
                         help="comma-separated seeds, each row trained once per seed (default: 0, AllenNLP's own "
                         "seeds; K > 0 shifts them by K and names the run ROW.seedK)")
+    parser.add_argument("--cuda-device", type=int, default=-1,
+                        help="train on this GPU (trainer.cuda_device; default -1: the CPU); evaluation and "
+                        "scoring stay on the CPU")
     parser.add_argument("--note", default=None, help="what else ran on the machine, etc. (kept in the JSON)")
     args = parser.parse_args()
     if args.threads:

@@ -182,6 +182,7 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: 
         "test_data_path": str(files["test"]),
         "trainer.num_epochs": args.epochs,
         "trainer.patience": args.patience,
+        **({"trainer.cuda_device": args.cuda_device} if getattr(args, "cuda_device", -1) >= 0 else {}),
         **language,
         **seed_overrides(seed),
         **extra,
@@ -244,7 +245,7 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: 
         if (out / "train_commit.txt").exists() else git_commit(),
         "evaluate_git_commit": git_commit(),
         "date": now(),
-        "machine": machine(),
+        "machine": machine(cuda_device=getattr(args, "cuda_device", -1)),
         "command": command_line("scripts/run_experiments.py"),
     }
     write_json(result_path, result)

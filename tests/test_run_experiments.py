@@ -231,6 +231,23 @@ def test_a_run_gets_its_treebanks_language_unless_it_resumes_a_run_started_witho
     with pytest.raises(Stop):
         runner.run_row("coach_valid", args, files, {})
     assert given[-1]["dataset_reader.language"] == "cy"
+    assert "trainer.cuda_device" not in given[-1]
+    # --cuda-device trains on that GPU
+    args.cuda_device = 0
+    with pytest.raises(Stop):
+        runner.run_row("coach_valid", args, files, {})
+    assert given[-1]["trainer.cuda_device"] == 0
+
+
+def test_a_copy_of_the_tree_without_git_names_its_commit_from_the_environment(tmp_path, monkeypatch):
+    from seqgraph_experiments import provenance
+
+    monkeypatch.setattr(provenance, "ROOT", tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    monkeypatch.delenv("SEQGRAPH_GIT_COMMIT", raising=False)
+    assert provenance.git_commit() == ""
+    monkeypatch.setenv("SEQGRAPH_GIT_COMMIT", "0123abc")
+    assert provenance.git_commit() == "0123abc (a copy of the tree without .git)"
 
 
 def test_scoring_a_runs_predictions_counts_the_test_sentences_once(tmp_path, monkeypatch):
