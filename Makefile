@@ -43,9 +43,10 @@ $(STAMP): requirements/runtime.txt requirements/dev.txt requirements/models.txt 
 english: install
 	$(BIN)/python -m seqgraph_assets.mpnet
 
-# The recommended parser (ENGLISH_CONFIG, default coach_valid), trained end to end on UD English-EWT until
-# dev UAS stops improving, then scored on EWT test: hours on 2 CPU cores (its row in docs/RESULTS.md,
-# section ewt_converged, says how many epochs and how long each took); resumable.
+# The most accurate English parser (ENGLISH_CONFIG, default coach_valid_mpnet, which fetches all-mpnet-base-v2
+# as `make english` does), trained end to end on UD English-EWT until dev UAS stops improving, then scored on
+# EWT test: about two hours on 2 CPU cores (its row in docs/RESULTS.md, section ewt_converged, says how many
+# epochs and how long each took); resumable.
 # The model: models/english/model.tar.gz (see scripts/english_model.sh).
 english-model: install
 	bash scripts/english_model.sh

@@ -1,0 +1,57 @@
+"""The figures the README quotes for `make english-model` are those of the results JSON it names, so that a
+rerun that changes the JSON makes this test fail until the README follows (numbers copied by hand drift)."""
+import json
+import re
+import statistics
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "results" / "ewt_converged"
+
+
+def english_model_section() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("### The English model in one command")
+    return readme[start:readme.index("\n## ", start)]
+
+
+def table(section: str) -> dict:
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0] and not set(cells[0]) <= {"-"}:
+            rows[cells[0]] = cells[1]
+    return rows
+
+
+def test_the_english_model_figures_are_those_of_its_results_json():
+    section = english_model_section()
+    result = json.loads((RESULTS / "coach_valid_mpnet.json").read_text())
+    assert "results/ewt_converged/coach_valid_mpnet.json" in section
+    rows = table(section)
+    assert rows["test UAS / LAS (CoNLL 2018, every word)"] == (
+        f"{100 * result['test_scorer']['UAS']:.2f} / {100 * result['test_scorer']['LAS']:.2f}"
+    )
+    assert rows["dev UAS (best epoch)"] == f"{100 * result['dev']['UAS']:.2f}"
+    assert rows["epochs (stopped early; best epoch)"] == f"{result['epochs_done']}; {result['best_epoch']}"
+    assert result["stopped"].startswith("early stopping")
+    seconds = [epoch["seconds"] for epoch in result["curve"]]
+    assert rows["first epoch (computing the mpnet features of train and dev)"] == f"{seconds[0] / 60:.1f} min"
+    assert rows["other epochs (median)"] == f"{statistics.median(seconds[1:]) / 60:.1f} min"
+    parse = rows["parsing EWT test with `allennlp evaluate` (mpnet and model loading included)"]
+    assert parse == f"{result['evaluate_sentences_per_second']:.1f} sentences/s"
+
+
+def test_the_english_model_section_quotes_the_rows_without_mpnet_as_their_json_says():
+    section = english_model_section()
+    for row in ("coach_valid", "biaffine_mst"):
+        result = json.loads((RESULTS / f"{row}.json").read_text())
+        quoted = f"{100 * result['test_scorer']['UAS']:.2f}"
+        assert re.search(rf"{re.escape(quoted)}[^|\n]*`?{row}`?|`{row}`[^|\n]*{re.escape(quoted)}",
+                         section.replace("\n", " ")), (row, quoted)
+
+
+def test_the_english_model_script_defaults_to_the_config_the_readme_names():
+    script = (ROOT / "scripts" / "english_model.sh").read_text()
+    default = re.search(r"CONFIG=\$\{ENGLISH_CONFIG:-(\w+)\}", script).group(1)
+    assert default == "coach_valid_mpnet" and f"`{default}`" in english_model_section()
