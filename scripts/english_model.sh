@@ -26,8 +26,9 @@ OVERRIDES="{\"trainer.num_epochs\": ${ENGLISH_EPOCHS:-40}, \"trainer.patience\":
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 
 started=$SECONDS
-# a config over all-mpnet-base-v2 needs its model directory (`make english`; nothing to do when it is there)
-if grep -q "PRETRAINED_MPNET" "$CONFIG_FILE"; then
+# a config over all-mpnet-base-v2 (training_config/mpnet.libsonnet) needs its model directory (`make english`;
+# nothing to do when it is there)
+if grep -qE "PRETRAINED_MPNET|mpnet\.libsonnet" "$CONFIG_FILE"; then
     "$BIN/python" -m seqgraph_assets.mpnet
 fi
 if [ -f "$MODEL_DIR/model.tar.gz" ] && [ -f "$MODEL_DIR/metrics.json" ]; then

@@ -1,5 +1,6 @@
 """
-training_config/coach_valid_mpnet.jsonnet: its fixture twin trains, saves, loads and predicts with the shipped
+training_config/coach_valid_mpnet.jsonnet and biaffine_mst_mpnet.jsonnet (mpnet.libsonnet): the same features
+for both; their fixture twins train, saves, loads and predicts with the shipped
 mpnet indexer and cached, layer-mixed embedder over a tiny random MPNet written here (the real model is
 438 MB and comes from `make english`); without the model the config says how to get it.
 """
@@ -24,10 +25,28 @@ def tiny_mpnet(tiny_transformer):
                             max_position_embeddings=130)
 
 
-def test_mpnet_config_says_how_to_get_the_model(monkeypatch):
+@pytest.mark.parametrize("name", ["coach_valid_mpnet", "biaffine_mst_mpnet"])
+def test_mpnet_config_says_how_to_get_the_model(monkeypatch, name):
     monkeypatch.setenv("PRETRAINED_MPNET", "")
     with pytest.raises(RuntimeError, match="make english"):
-        Params.from_file(str(ROOT / "training_config" / "coach_valid_mpnet.jsonnet"))
+        Params.from_file(str(ROOT / "training_config" / f"{name}.jsonnet"))
+
+
+def test_the_baseline_over_mpnet_reads_the_same_features_as_the_recurrent_parser(monkeypatch):
+    monkeypatch.setenv("PRETRAINED_MPNET", "/models/all-mpnet-base-v2")
+    recurrent = Params.from_file(str(ROOT / "training_config" / "coach_valid_mpnet.jsonnet")).as_dict()
+    baseline = Params.from_file(str(ROOT / "training_config" / "biaffine_mst_mpnet.jsonnet")).as_dict()
+    plain = Params.from_file(str(ROOT / "training_config" / "biaffine_mst.jsonnet")).as_dict()
+    assert baseline["model"]["type"] == "conll18_biaffine_parser"
+    for part in ("text_field_embedder", "encoder"):
+        assert baseline["model"][part] == recurrent["model"][part], part
+    assert baseline["dataset_reader"] == recurrent["dataset_reader"]
+    assert baseline["model"]["encoder"]["input_size"] == plain["model"]["encoder"]["input_size"] + 768
+    # everything else is the plain baseline's
+    for key in set(plain) - {"dataset_reader", "model"}:
+        assert baseline[key] == plain[key], key
+    assert {key: value for key, value in baseline["model"].items() if key not in ("text_field_embedder", "encoder")} \
+        == {key: value for key, value in plain["model"].items() if key not in ("text_field_embedder", "encoder")}
 
 
 class TestMpnetConfig(ModelTestCase):
@@ -50,3 +69,13 @@ class TestMpnetConfig(ModelTestCase):
         self.model.eval()
         output = self.model(**self.dataset.as_tensor_dict())
         assert is_tree(output["heads"], output["mask"], single_root=True).all()
+
+
+class TestBiaffineMpnetConfig(ModelTestCase):
+    def test_twin_trains_saves_and_loads(self, tiny_mpnet, monkeypatch):
+        monkeypatch.setenv("PRETRAINED_MPNET", tiny_mpnet)
+        self.set_up_model(CONFIGS / "biaffine_mst_mpnet.jsonnet", DATA, seed=13)
+        self.ensure_model_can_train_save_and_load(CONFIGS / "biaffine_mst_mpnet.jsonnet", seed=13)
+        mpnet = self.model.text_field_embedder._token_embedders["mpnet"]
+        trained = [name for name, parameter in mpnet.named_parameters() if parameter.requires_grad]
+        assert sorted(trained) == ["_layer_mix.gamma"] + [f"_layer_mix.scalar_parameters.{i}" for i in range(4)]
