@@ -162,6 +162,7 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: 
     """
     name, config, extra, ext_vars = parse_row(spec)
     env = {**env, **ext_vars}
+    cuda_device = getattr(args, "cuda_device", -1)
     run_id = run_name(name, seed)
     result_path = RESULTS / args.section / f"{run_id}.json"
     if result_path.exists() and not args.force:
@@ -182,7 +183,7 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: 
         "test_data_path": str(files["test"]),
         "trainer.num_epochs": args.epochs,
         "trainer.patience": args.patience,
-        **({"trainer.cuda_device": args.cuda_device} if getattr(args, "cuda_device", -1) >= 0 else {}),
+        **({"trainer.cuda_device": cuda_device} if cuda_device >= 0 else {}),
         **language,
         **seed_overrides(seed),
         **extra,
@@ -245,7 +246,7 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: 
         if (out / "train_commit.txt").exists() else git_commit(),
         "evaluate_git_commit": git_commit(),
         "date": now(),
-        "machine": machine(cuda_device=getattr(args, "cuda_device", -1)),
+        "machine": machine(cuda_device),
         "command": command_line("scripts/run_experiments.py"),
     }
     write_json(result_path, result)
