@@ -1,7 +1,9 @@
 import pytest
 import torch
 
-from seqgraph_allennlp.modules.bilinear import MatmulBilinear
+from allennlp.modules.matrix_attention import BilinearMatrixAttention
+
+from seqgraph_allennlp.modules.bilinear import MatmulBilinear, MatmulBilinearMatrixAttention
 from seqgraph_allennlp.modules.fused_bilstm import FusedBiLstm, reverse_within_lengths
 from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
 
@@ -121,6 +123,36 @@ def test_matmul_bilinear_equals_torch_bilinear():
     torch.testing.assert_close(gradient, expected)
 
 
+@pytest.mark.parametrize("use_input_biases", [True, False])
+def test_matmul_bilinear_matrix_attention_equals_allennlps(use_input_biases):
+    torch.manual_seed(5)
+    reference = BilinearMatrixAttention(7, 5, use_input_biases=use_input_biases)
+    fast = MatmulBilinearMatrixAttention(7, 5, use_input_biases=use_input_biases)
+    with torch.no_grad():
+        reference._bias.fill_(0.5)
+    fast.load_state_dict(reference.state_dict())
+    left, right = torch.randn(3, 4, 7, requires_grad=True), torch.randn(3, 6, 5, requires_grad=True)
+    scores = fast(left, right)
+    assert scores.shape == (3, 4, 6)
+    torch.testing.assert_close(scores, reference(left, right))
+    upstream = torch.randn(3, 4, 6)
+    gradients = torch.autograd.grad((scores * upstream).sum(), [left, right, fast._weight_matrix])
+    expected = torch.autograd.grad(
+        (reference(left, right) * upstream).sum(), [left, right, reference._weight_matrix]
+    )
+    for gradient, expected_gradient in zip(gradients, expected):
+        torch.testing.assert_close(gradient, expected_gradient)
+
+
+def test_matmul_bilinear_matrix_attention_with_labels_takes_allennlps_path():
+    torch.manual_seed(6)
+    reference = BilinearMatrixAttention(4, 4, label_dim=3)
+    fast = MatmulBilinearMatrixAttention(4, 4, label_dim=3)
+    fast.load_state_dict(reference.state_dict())
+    left, right = torch.randn(2, 5, 4), torch.randn(2, 5, 4)
+    torch.testing.assert_close(fast(left, right), reference(left, right))
+
+
 def test_score_update_equals_the_biaffine_of_generated_representations():
     torch.manual_seed(4)
     module = RecurrentWeight(encoder_dim=6, hidden_dim=8, edge_dim=4, position_dim=5, weight_dim=3)
@@ -195,3 +227,24 @@ def test_bfloat16_training_with_weight_drop_trains():
     encoder(inputs, mask).sum().backward()
     weight = encoder.forward_layers[0].weight_hh_l0
     assert weight.grad is not None and weight.grad.dtype == torch.float32 and weight.grad.abs().sum() > 0
+
+
+def test_run_cell_equals_the_cell_step_by_step():
+    torch.manual_seed(7)
+    module = RecurrentWeight(encoder_dim=6, hidden_dim=8, edge_dim=4, position_dim=5, weight_dim=3)
+    inputs = torch.randn(3, 5, 4 + 2 * 5, requires_grad=True)
+    state = module.initial_state(torch.randn(3, 6))
+    fused = module.run_cell(inputs, state)
+    expected, step_state = [], state
+    for step in range(inputs.size(1)):
+        step_state = module.cell(inputs[:, step], step_state)
+        expected.append(step_state[0])
+    expected = torch.stack(expected, dim=1)
+    torch.testing.assert_close(fused, expected)
+    upstream = torch.randn_like(expected)
+    parameters = [inputs, *module.cell.parameters()]
+    for gradient, expected_gradient in zip(
+        torch.autograd.grad((fused * upstream).sum(), parameters),
+        torch.autograd.grad((expected * upstream).sum(), parameters),
+    ):
+        torch.testing.assert_close(gradient, expected_gradient)

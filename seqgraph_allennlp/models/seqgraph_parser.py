@@ -7,14 +7,13 @@ from allennlp.common.checks import ConfigurationError, check_dimensions_match
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
 from allennlp.modules import FeedForward, InputVariationalDropout, Seq2SeqEncoder, TextFieldEmbedder
-from allennlp.modules.matrix_attention import BilinearMatrixAttention
 from allennlp.modules.token_embedders import Embedding
 from allennlp.nn import Activation, InitializerApplicator
 from allennlp.nn.util import get_final_encoder_states, get_text_field_mask, masked_log_softmax
 from allennlp.training.metrics import Average, CategoricalAccuracy
 
 from seqgraph_allennlp.common.errors import SentenceTooLongError
-from seqgraph_allennlp.modules.bilinear import MatmulBilinear
+from seqgraph_allennlp.modules.bilinear import MatmulBilinear, MatmulBilinearMatrixAttention
 from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
 from seqgraph_allennlp.oracles import Oracle, free_edges, gold_edge_index
 from seqgraph_allennlp.oracles.uniform import UniformOracle
@@ -254,7 +253,7 @@ class SeqGraphParser(Model):
             encoder_dim, 1, arc_representation_dim, Activation.by_name("elu")()
         )
         self.dependent_arc_feedforward = copy.deepcopy(self.head_arc_feedforward)
-        self.arc_attention = BilinearMatrixAttention(
+        self.arc_attention = MatmulBilinearMatrixAttention(
             arc_representation_dim, arc_representation_dim, use_input_biases=True
         )
         # a constant added to every edge score cancels in the softmax over all edges: never trained

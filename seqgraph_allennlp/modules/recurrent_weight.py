@@ -2,7 +2,8 @@ from typing import Optional, Tuple
 
 import torch
 from allennlp.common import FromParams
-from allennlp.modules.matrix_attention import BilinearMatrixAttention
+
+from seqgraph_allennlp.modules.bilinear import MatmulBilinearMatrixAttention
 
 # (h, c) of the LSTM cell
 RecurrentState = Tuple[torch.Tensor, torch.Tensor]
@@ -67,7 +68,7 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         self.initial_hidden = torch.nn.Linear(encoder_dim, hidden_dim)
         self.cell = torch.nn.LSTMCell(input_dim, hidden_dim)
         self.weight_generator = torch.nn.Linear(hidden_dim, position_dim * weight_dim)
-        self.attention = BilinearMatrixAttention(weight_dim, weight_dim, use_input_biases=True)
+        self.attention = MatmulBilinearMatrixAttention(weight_dim, weight_dim, use_input_biases=True)
         # a constant added to every edge score cancels in the softmax over all edges: never trained
         self.attention._bias.requires_grad_(False)
         with torch.no_grad():
@@ -195,7 +196,8 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         """
         The score updates of every step of a roll-in whose edges are already known, in one batched pass:
         step `t` reads the edge added at step `t - 1` (the start vector at step 0, and where a sentence
-        added none). Equal to calling `forward` once per step; the LSTM cell is the only sequential part.
+        added none). Equal to calling `forward` once per step; the LSTM cell is the only sequential part,
+        run as one fused sequence (`run_cell`).
 
         # Parameters
 
@@ -225,10 +227,30 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         start = self.start_edge.view(1, 1, -1)
         edge_inputs = torch.where(added.unsqueeze(-1), edge_inputs, start)
         inputs = torch.cat([start.expand(batch_size, 1, -1), edge_inputs], dim=1)
-        state = self.initial_state(final_encoder_state)
-        hidden = []
-        for step in range(inputs.size(1)):
-            state = self.cell(inputs[:, step], state)
-            hidden.append(state[0])
+        hidden = self.run_cell(inputs, self.initial_state(final_encoder_state))
         # shape (batch_size, T, V, V)
-        return self.score_update(torch.stack(hidden, dim=1), *self.position_maps(num_nodes, projected.device))
+        return self.score_update(hidden, *self.position_maps(num_nodes, projected.device))
+
+    def run_cell(self, inputs: torch.Tensor, state: RecurrentState) -> torch.Tensor:
+        """
+        The LSTM cell over a whole sequence of known inputs `(batch_size, T, input_dim)` from `state`: its
+        outputs `h_1 .. h_T`, `(batch_size, T, hidden_dim)`, the same as calling `self.cell` once per step.
+
+        The cell's own parameters go through `torch.lstm`, PyTorch's fused sequence kernel (oneDNN on CPU):
+        a step-by-step loop is about ten autograd nodes and two small weight-gradient products per step,
+        which on two CPU cores made the cell a visible part of a training batch's backward pass.
+        """
+        cell = self.cell
+        hidden, cell_state = state
+        output, _, _ = torch.lstm(
+            inputs,
+            (hidden.unsqueeze(0), cell_state.unsqueeze(0)),
+            [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh],
+            True,  # has_biases
+            1,  # num_layers
+            0.0,  # dropout
+            self.training,
+            False,  # bidirectional
+            True,  # batch_first
+        )
+        return output
