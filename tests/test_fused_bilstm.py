@@ -248,3 +248,18 @@ def test_run_cell_equals_the_cell_step_by_step():
         torch.autograd.grad((expected * upstream).sum(), parameters),
     ):
         torch.testing.assert_close(gradient, expected_gradient)
+
+
+def test_embed_edge_indices_equals_embed_edges_of_one_edge_matrices():
+    torch.manual_seed(8)
+    module = RecurrentWeight(encoder_dim=6, hidden_dim=8, edge_dim=4, position_dim=5, weight_dim=3)
+    encoded = torch.randn(3, 5, 6)
+    projected = module.project_nodes(encoded)
+    heads, dependents = torch.tensor([0, 2, 4]), torch.tensor([3, 1, 2])
+    added = torch.tensor([True, False, True])
+    edges = torch.zeros(3, 5, 5, dtype=torch.bool)
+    edges[torch.arange(3), heads, dependents] = added
+    expected = module.embed_edges(encoded, edges, projected)
+    torch.testing.assert_close(module.embed_edge_indices(projected, heads, dependents, added), expected)
+    # the sentence that added no edge reads the start vector
+    assert torch.equal(expected[1], module.start_edge)

@@ -700,9 +700,15 @@ class SeqGraphParser(Model):
         edge left: from there on no state has an oracle target.
         """
         batch_size, num_nodes = node_mask.shape
-        score_function = self._score_function(initial_scores, encoded, final_state)
+        recurrent_weight = self.recurrent_weight
+        # S_t step by step, the last edge given by its nodes (one edge a step): `_score_function` for
+        # one edge per sentence, without building and summing a V x V matrix of the last edges
+        recurrent_state = recurrent_weight.initial_state(final_state)
+        projected = recurrent_weight.project_nodes(encoded)
+        positions = recurrent_weight.position_maps(num_nodes, encoded.device)
+        edge_input = recurrent_weight.start_edge.expand(batch_size, -1)
+        scores = initial_scores
         state = TreeState(node_mask, self.single_root)
-        last_edges: Optional[torch.BoolTensor] = None
         # outside training the roll-in's coins come from a fixed seed: validation losses are reproducible
         generator = None
         if not self.training:
@@ -716,12 +722,14 @@ class SeqGraphParser(Model):
                 break
             # the roll-in chooses among valid edges by argmax or Gumbel-max, which a constant per sentence
             # does not change: the scores stand in for the log-probabilities
-            policy_scores = score_function(last_edges).flatten(1)
-            choice = self.roll_in(free, valid, policy_scores, self.oracle.beta, generator)
+            delta, recurrent_state = recurrent_weight.step(recurrent_state, edge_input, positions)
+            scores = scores + delta
+            choice = self.roll_in(free, valid, scores.flatten(1), self.oracle.beta, generator)
             active = valid.flatten(1).any(dim=-1)
             head = choice // num_nodes
             dependent = choice % num_nodes
-            last_edges = state.add_edges(head, dependent, active)
+            state.add_edges(head, dependent, active)
+            edge_input = recurrent_weight.embed_edge_indices(projected, head, dependent, active)
             heads.append(head)
             dependents.append(dependent)
             added.append(active)

@@ -179,11 +179,49 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         the new state. `projected` is `project_nodes(encoded)` and `positions` is `position_maps(V)`,
         computed once per sentence by the caller.
         """
-        num_nodes = encoded.size(1)
-        hidden, cell = self.cell(self.embed_edges(encoded, last_edges, projected), state)
         if positions is None:
-            positions = self.position_maps(num_nodes, encoded.device)
+            positions = self.position_maps(encoded.size(1), encoded.device)
+        return self.step(state, self.embed_edges(encoded, last_edges, projected), positions)
+
+    def step(
+        self, state: RecurrentState, edge_input: torch.Tensor, positions: Tuple[PositionMap, PositionMap]
+    ) -> Tuple[torch.Tensor, RecurrentState]:
+        """
+        `forward` from the last step's `f_emb`, `(batch_size, d_e + 2 d_emb)` (`embed_edges` or
+        `embed_edge_indices`): the score update `(batch_size, V, V)` and the new state.
+        """
+        hidden, cell = self.cell(edge_input, state)
         return self.score_update(hidden, *positions), (hidden, cell)
+
+    def embed_edge_indices(
+        self,
+        projected: torch.Tensor,
+        heads: torch.LongTensor,
+        dependents: torch.LongTensor,
+        added: torch.BoolTensor,
+    ) -> torch.Tensor:
+        """
+        `f_emb` of one edge per sentence and step given by its nodes, the start vector where a sentence
+        added none: `(batch_size, ..., d_e + 2 d_emb)`. The same as `embed_edges` of a one-edge matrix, in a
+        few indexing operations instead of sums over `V x V` (the roll-in and `unroll` add one edge a step).
+
+        # Parameters
+
+        projected : `torch.Tensor`, `(batch_size, V, d_e)`, `project_nodes(encoded)`.
+        heads, dependents : `torch.LongTensor`, `(batch_size, ...)`.
+        added : `torch.BoolTensor`, `(batch_size, ...)`.
+        """
+        batch_size = projected.size(0)
+        batch_index = torch.arange(batch_size, device=projected.device).view(-1, *([1] * (heads.dim() - 1)))
+        edge_inputs = torch.cat(
+            [
+                projected[batch_index, heads] - projected[batch_index, dependents],
+                self.head_positions(heads),
+                self.dependent_positions(dependents),
+            ],
+            dim=-1,
+        )
+        return torch.where(added.unsqueeze(-1), edge_inputs, self.start_edge)
 
     def unroll(
         self,
@@ -212,21 +250,10 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         `(batch_size, T, V, V)`: `S_t - S_{t-1}` for `t = 1 .. T`.
         """
         batch_size, num_nodes, _ = projected.shape
-        positions = torch.arange(num_nodes, device=projected.device)
-        head_positions, dependent_positions = self.head_positions(positions), self.dependent_positions(positions)
-        batch_index = torch.arange(batch_size, device=projected.device).unsqueeze(1)
         # shape (batch_size, T - 1, d_e + 2 d_emb): f_emb of each step's edge
-        edge_inputs = torch.cat(
-            [
-                projected[batch_index, heads] - projected[batch_index, dependents],
-                head_positions[heads],
-                dependent_positions[dependents],
-            ],
-            dim=-1,
-        )
-        start = self.start_edge.view(1, 1, -1)
-        edge_inputs = torch.where(added.unsqueeze(-1), edge_inputs, start)
-        inputs = torch.cat([start.expand(batch_size, 1, -1), edge_inputs], dim=1)
+        edge_inputs = self.embed_edge_indices(projected, heads, dependents, added)
+        start = self.start_edge.view(1, 1, -1).expand(batch_size, 1, -1)
+        inputs = torch.cat([start, edge_inputs], dim=1)
         hidden = self.run_cell(inputs, self.initial_state(final_encoder_state))
         # shape (batch_size, T, V, V)
         return self.score_update(hidden, *self.position_maps(num_nodes, projected.device))
