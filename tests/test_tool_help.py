@@ -20,6 +20,7 @@ TOOLS = [
     "seqgraph_experiments.benchmarks.profile_parse",
     "seqgraph_experiments.benchmarks.profile_train",
     "seqgraph_experiments.benchmarks.single_root_mst",
+    "seqgraph_experiments.benchmarks.step_parts",
 ]
 
 

@@ -1,5 +1,5 @@
 """
-The benchmarks: training and parsing time (`epoch_time`, `profile_train`, `profile_parse`) and checks of
+The benchmarks: training and parsing time (`epoch_time`, `step_parts`, `profile_train`, `profile_parse`) and checks of
 the decoders' and the CoNLL-U writer's output on whole treebanks (`single_root_mst`, `conllu_roundtrip`).
 Each writes its numbers to results/benchmarks/<name>.json (the profiles print theirs, for py-spy) and is
 run through `benchmarks/<name>.py` or `python -m seqgraph_experiments.benchmarks.<name>`; their models and
