@@ -4,7 +4,7 @@ components (`--include-package seqgraph_allennlp`), written once so that every t
 """
 import json
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Union
 
 from seqgraph_experiments import ROOT
 
@@ -12,10 +12,13 @@ ALLENNLP = str(ROOT / ".venv" / "bin" / "allennlp")
 PACKAGE = ["--include-package", "seqgraph_allennlp"]
 
 
-def train(config: str, serialization_dir: Path, overrides: Dict, flags: Sequence[str] = ()) -> List[str]:
-    """`allennlp train` of training_config/CONFIG.jsonnet (relative to the repository, the tools' cwd)."""
-    return [ALLENNLP, "train", f"training_config/{config}.jsonnet", "-s", str(serialization_dir), *PACKAGE,
-            *flags, "-o", json.dumps(overrides)]
+def train(config: Union[str, Path], serialization_dir: Path, overrides: Dict, flags: Sequence[str] = ()) -> List[str]:
+    """
+    `allennlp train` of training_config/CONFIG.jsonnet (relative to the repository, the tools' cwd), or of
+    the parameter file `config` when it is a `Path` (a run's own config.json).
+    """
+    config_file = str(config) if isinstance(config, Path) else f"training_config/{config}.jsonnet"
+    return [ALLENNLP, "train", config_file, "-s", str(serialization_dir), *PACKAGE, *flags, "-o", json.dumps(overrides)]
 
 
 def evaluate(archive: Path, input_file: Path, output_file: Path) -> List[str]:

@@ -140,6 +140,11 @@ def train(name: str, config: str, args, overrides: Dict, out: Path,
         command.append("-f")
         finished = False
     elif serialization_dir.exists() and not finished:
+        if (serialization_dir / "config.json").exists():
+            # resume with the parameters the run started with: AllenNLP refuses to recover with any other, so a
+            # shipped config changed since (a new default) would otherwise strand the run
+            command = commands.train(serialization_dir / "config.json", serialization_dir, {},
+                                     flags=["--file-friendly-logging"])
         command.append("--recover")
         print(f"{name}: recovering an interrupted run from {serialization_dir.relative_to(ROOT)}", flush=True)
     if not finished:

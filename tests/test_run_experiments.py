@@ -269,3 +269,33 @@ def test_scoring_a_runs_predictions_counts_the_test_sentences_once(tmp_path, mon
     assert len(commands_run) == 1
     assert scores["test_sentences"] == 6
     assert scores["test_scorer"] == {"UAS": 1.0, "LAS": 1.0, "invalid_trees": 0}
+
+
+def test_an_interrupted_run_resumes_with_the_parameters_it_started_with(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from seqgraph_experiments import runner
+
+    commands_run = []
+
+    def run(command, log_path, env, pid_file=None):
+        commands_run.append(command)
+        return 1.0, 1
+
+    monkeypatch.setattr(runner, "run", run)
+    monkeypatch.setattr(runner, "ROOT", tmp_path)
+    args = SimpleNamespace(treebank="welsh", epochs=1, force=False)
+    out = tmp_path / "coach_valid"
+    out.mkdir()
+    runner.train("coach_valid", "coach_valid", args, {"trainer.num_epochs": 1}, out, {})
+    command = commands_run[-1]
+    assert command[2] == "training_config/coach_valid.jsonnet" and "--recover" not in command
+    assert json.loads(command[command.index("-o") + 1]) == {"trainer.num_epochs": 1}
+    # interrupted: its own config.json, which AllenNLP compares with the parameters it is given, and no
+    # overrides, even where the shipped config or the row's overrides have changed since
+    (out / "model").mkdir()
+    (out / "model" / "config.json").write_text(json.dumps({"model": {"type": "seqgraph_parser"}}))
+    runner.train("coach_valid", "coach_valid", args, {"trainer.num_epochs": 2}, out, {})
+    command = commands_run[-1]
+    assert command[2] == str(out / "model" / "config.json") and "--recover" in command
+    assert json.loads(command[command.index("-o") + 1]) == {}
