@@ -22,7 +22,8 @@ run, why training stopped and the dev UAS/LAS and duration of every epoch (`curv
 score is the CoNLL 2018 one (all words, punctuation included; LAS on universal relations).
 
 Resumable: a row whose results JSON exists is not run again (`--force` reruns it); a row whose training
-was interrupted continues from its serialization directory (`allennlp train --recover`). Serialization
+was interrupted continues from its serialization directory (`allennlp train --recover`), with the
+parameters it started with (its own config.json, whatever the shipped config says now). Serialization
 directories live under experiments/<treebank>/ (not committed). `--regenerate` only rewrites
 docs/RESULTS.md from the JSONs.
 
