@@ -78,8 +78,9 @@ class FusedBiLstm(Seq2SeqEncoder):
         In training, run the LSTM layers (forward and backward) under `torch.autocast` in bfloat16 where the
         CPU computes it natively; the weights, their gradients and everything outside the LSTM layers stay
         in float32. A layer's forward and backward pass is 1.2-1.6x faster on two Zen 4 cores
-        (docs/BENCHMARKS.md); its effect on accuracy is measured in docs/RESULTS.md before any shipped
-        config turns it on.
+        (docs/BENCHMARKS.md). The shipped configs turn it on: on Welsh-CCG (three seeds, docs/RESULTS.md,
+        `welsh_seeds`) the recurrent parser's test UAS went up 0.39 and the baseline's down 0.14, both
+        within the seeds' spread.
     """
 
     def __init__(
