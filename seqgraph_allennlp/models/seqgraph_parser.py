@@ -694,10 +694,10 @@ class SeqGraphParser(Model):
         gold_adjacency: torch.BoolTensor,
     ) -> Tuple[torch.BoolTensor, torch.LongTensor, torch.LongTensor, torch.BoolTensor]:
         """
-        The roll-in's states, without gradients: the valid mask of each state `(batch_size, T, V, V)` and
-        the edge `(head, dependent)` added after each state but the last, `(batch_size, T - 1)` each, with
-        whether the sentence added one. Stops at the first state where no sentence of the batch has a free
-        edge left: from there on no state has an oracle target.
+        The recurrent model's roll-in states, without gradients: the valid mask of each state
+        `(batch_size, T, V, V)` and the edge `(head, dependent)` added after each state but the last,
+        `(batch_size, T - 1)` each, with whether the sentence added one. Stops at the first state where no
+        sentence of the batch has a free edge left: from there on no state has an oracle target.
         """
         batch_size, num_nodes = node_mask.shape
         recurrent_weight = self.recurrent_weight
