@@ -176,12 +176,6 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: 
     out = RUNS / args.section / run_id
     serialization_dir = out / "model"
     out.mkdir(parents=True, exist_ok=True)
-    language = {"dataset_reader.language": LANGUAGES[args.treebank]}
-    started = serialization_dir / "config.json"
-    if started.exists() and not args.force and "language" not in read_json(started).get("dataset_reader", {}):
-        # a run started before the runner set the language resumes with the configuration it started with
-        # (`--recover` refuses any other)
-        language = {}
     overrides = {
         "train_data_path": str(files["train"]),
         "validation_data_path": str(files["dev"]),
@@ -189,7 +183,7 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: 
         "trainer.num_epochs": args.epochs,
         "trainer.patience": args.patience,
         **({"trainer.cuda_device": cuda_device} if cuda_device >= 0 else {}),
-        **language,
+        "dataset_reader.language": LANGUAGES[args.treebank],
         **seed_overrides(seed),
         **extra,
     }

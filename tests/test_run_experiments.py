@@ -198,7 +198,7 @@ def test_every_treebank_has_a_language_the_predictor_accepts():
         assert Path(TREEBANKS[treebank][0]).name.startswith(f"{language}_"), treebank
 
 
-def test_a_run_gets_its_treebanks_language_unless_it_resumes_a_run_started_without_it(tmp_path, monkeypatch):
+def test_a_run_gets_its_treebanks_language_and_its_seed(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
     from seqgraph_experiments import runner
@@ -220,17 +220,9 @@ def test_a_run_gets_its_treebanks_language_unless_it_resumes_a_run_started_witho
     with pytest.raises(Stop):
         runner.run_row("coach_valid", args, files, {}, seed=2)
     assert given[-1]["dataset_reader.language"] == "cy" and given[-1]["random_seed"] == 13372
-    # an interrupted run whose configuration has no language resumes without one (--recover compares them)
-    model = tmp_path / "experiments" / "welsh" / "coach_valid" / "model"
-    model.mkdir(parents=True)
-    (model / "config.json").write_text(json.dumps({"dataset_reader": {"type": "seqgraph_ud"}}))
     with pytest.raises(Stop):
         runner.run_row("coach_valid", args, files, {})
-    assert "dataset_reader.language" not in given[-1] and "random_seed" not in given[-1]
-    (model / "config.json").write_text(json.dumps({"dataset_reader": {"type": "seqgraph_ud", "language": "cy"}}))
-    with pytest.raises(Stop):
-        runner.run_row("coach_valid", args, files, {})
-    assert given[-1]["dataset_reader.language"] == "cy"
+    assert given[-1]["dataset_reader.language"] == "cy" and "random_seed" not in given[-1]
     assert "trainer.cuda_device" not in given[-1]
     # --cuda-device trains on that GPU
     args.cuda_device = 0
@@ -296,6 +288,13 @@ def test_an_interrupted_run_resumes_with_the_parameters_it_started_with(tmp_path
     (out / "model").mkdir()
     (out / "model" / "config.json").write_text(json.dumps({"model": {"type": "seqgraph_parser"}}))
     runner.train("coach_valid", "coach_valid", args, {"trainer.num_epochs": 2}, out, {})
+    command = commands_run[-1]
+    assert command[2] == str(out / "model" / "config.json") and "--recover" in command
+    assert json.loads(command[command.index("-o") + 1]) == {}
+    # so a run started before the runner set the reader's language resumes without one, whatever the
+    # row's overrides say now
+    (out / "model" / "config.json").write_text(json.dumps({"dataset_reader": {"type": "seqgraph_ud"}}))
+    runner.train("coach_valid", "coach_valid", args, {"dataset_reader.language": "cy"}, out, {})
     command = commands_run[-1]
     assert command[2] == str(out / "model" / "config.json") and "--recover" in command
     assert json.loads(command[command.index("-o") + 1]) == {}

@@ -588,19 +588,33 @@ class SeqGraphParser(Model):
         """
         if self.recurrent_weight is None:
             return lambda last_edges: initial_scores
+        step, projected = self._recurrent_scores(initial_scores, encoded, final_state)
+        return lambda last_edges: step(self.recurrent_weight.embed_edges(encoded, last_edges, projected))
+
+    def _recurrent_scores(
+        self,
+        initial_scores: torch.Tensor,
+        encoded: torch.Tensor,
+        final_state: torch.Tensor,
+    ) -> Tuple[Callable[[torch.Tensor], torch.Tensor], torch.Tensor]:
+        """
+        The recurrent model's scores step by step: a closure that returns `S_t` given `f_emb` of the edges
+        added at step `t - 1` (`RecurrentWeight.embed_edges` of several edges a step, `embed_edge_indices`
+        of one), and `project_nodes(encoded)` `(batch_size, V, d_e)` that both read.
+        """
         recurrent_weight = self.recurrent_weight
         state = recurrent_weight.initial_state(final_state)
         scores = initial_scores
         projected = recurrent_weight.project_nodes(encoded)
         positions = recurrent_weight.position_maps(encoded.size(1), encoded.device)
 
-        def step(last_edges: Optional[torch.BoolTensor]) -> torch.Tensor:
+        def step(edge_input: torch.Tensor) -> torch.Tensor:
             nonlocal state, scores
-            delta, state = recurrent_weight(state, encoded, last_edges, projected, positions)
+            delta, state = recurrent_weight.step(state, edge_input, positions)
             scores = scores + delta
             return scores
 
-        return step
+        return step, projected
 
     def _learning_to_search_loss(
         self,
@@ -700,14 +714,9 @@ class SeqGraphParser(Model):
         sentence of the batch has a free edge left: from there on no state has an oracle target.
         """
         batch_size, num_nodes = node_mask.shape
-        recurrent_weight = self.recurrent_weight
-        # S_t step by step, the last edge given by its nodes (one edge a step): `_score_function` for
-        # one edge per sentence, without building and summing a V x V matrix of the last edges
-        recurrent_state = recurrent_weight.initial_state(final_state)
-        projected = recurrent_weight.project_nodes(encoded)
-        positions = recurrent_weight.position_maps(num_nodes, encoded.device)
-        edge_input = recurrent_weight.start_edge.expand(batch_size, -1)
-        scores = initial_scores
+        # one edge a step: the last one is read by its nodes, no V x V matrix of the last edges is built
+        score_step, projected = self._recurrent_scores(initial_scores, encoded, final_state)
+        edge_input = self.recurrent_weight.embed_edges(encoded, None)
         state = TreeState(node_mask, self.single_root)
         # outside training the roll-in's coins come from a fixed seed: validation losses are reproducible
         generator = None
@@ -722,14 +731,12 @@ class SeqGraphParser(Model):
                 break
             # the roll-in chooses among valid edges by argmax or Gumbel-max, which a constant per sentence
             # does not change: the scores stand in for the log-probabilities
-            delta, recurrent_state = recurrent_weight.step(recurrent_state, edge_input, positions)
-            scores = scores + delta
-            choice = self.roll_in(free, valid, scores.flatten(1), self.oracle.beta, generator)
+            choice = self.roll_in(free, valid, score_step(edge_input).flatten(1), self.oracle.beta, generator)
             active = valid.flatten(1).any(dim=-1)
             head = choice // num_nodes
             dependent = choice % num_nodes
             state.add_edges(head, dependent, active)
-            edge_input = recurrent_weight.embed_edge_indices(projected, head, dependent, active)
+            edge_input = self.recurrent_weight.embed_edge_indices(projected, head, dependent, active)
             heads.append(head)
             dependents.append(dependent)
             added.append(active)
