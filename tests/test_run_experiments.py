@@ -71,6 +71,18 @@ def test_report_is_generated_from_the_results(tmp_path):
     assert "Test UAS minus biaffine_mst's: coach_valid +0.25. One seed each" in welsh
     assert "UPOS accuracy" not in welsh
 
+    # a row over other features is also measured against the baseline over the same features
+    for row, uas in (("biaffine_mst_mpnet", 0.9000), ("coach_valid_mpnet", 0.9046)):
+        (tmp_path / "results" / "welsh" / f"{row}.json").write_text(json.dumps(
+            {**result, "row": row, "config": f"training_config/{row}.jsonnet", "test": {"UAS": uas, "LAS": 0.8}}))
+    write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
+    welsh = (tmp_path / "docs" / "RESULTS.md").read_text().split("## welsh\n")[1].split("## welsh_table3")[0]
+    assert ("Test UAS minus biaffine_mst's: coach_valid +0.25, biaffine_mst_mpnet +11.09, coach_valid_mpnet +11.55. "
+            "Against the baseline over the same features: coach_valid_mpnet − biaffine_mst_mpnet +0.46. "
+            "One seed each") in welsh
+    for row in ("biaffine_mst_mpnet", "coach_valid_mpnet"):
+        (tmp_path / "results" / "welsh" / f"{row}.json").unlink()
+
     # a row whose model tags gets its test UPOS accuracy
     tagger = {**result, "row": "coach_valid_upos", "config": "training_config/coach_valid_upos.jsonnet",
               "test": {"UAS": 0.80, "LAS": 0.70, "UPOS": 0.9041}}
