@@ -2,7 +2,8 @@
 docs/RESULTS.md, generated from the JSON files under results/ and never edited by hand: a table per section
 of training runs (results/<section>/*.json, written by `runner`) with the command that reproduces it, then
 the speed table (results/speed.json, `bench_speed`), the tokenisers (results/tokenisation/, `tokenisation_f1`)
-and raw-text parsing (results/raw_text/, `raw_text_eval`).
+and raw-text parsing (results/raw_text/, `raw_text_eval`), and paired bootstraps of two models' test
+predictions (results/significance/, `paired_bootstrap`).
 
     .venv/bin/python scripts/run_experiments.py --regenerate
 """
@@ -298,6 +299,34 @@ def raw_text_table(result: Dict) -> List[str]:
     return lines
 
 
+def significance_table(result: Dict) -> List[str]:
+    """The section of a results/significance/*.json written by scripts/paired_bootstrap.py."""
+    first, second = result["parsers"]
+    lines = [
+        f"## Paired bootstrap ({result['name']}): {first['name']} against {second['name']}",
+        "",
+        f"From `results/significance/{result['name']}.json`: the two models' predictions of `{result['gold']['path']}` "
+        f"({result['gold']['sentences']} sentences, {result['gold']['words']} words), scored per sentence (CoNLL "
+        f"2018, every word); its sentences resampled with replacement {result['samples']} times (seed "
+        f"{result['seed']}). This measures what the choice of test sentences alone does to the difference of "
+        "these two trained models, not the spread from training seeds. Commit "
+        f"{result['git_commit'][:10]}, {result['date'][:10]}.",
+        "",
+        f"| metric | {first['name']} | {second['name']} | difference | 95 % interval | samples where "
+        f"{first['name']} does not lead |",
+        "|---|---|---|---|---|---|",
+    ]
+    for metric in ("UAS", "LAS"):
+        low, high = result[metric]["interval_95"]
+        lines.append(
+            f"| {metric} | {percent(first[metric])} | {percent(second[metric])} | "
+            f"{100 * result[metric]['difference']:+.2f} | {100 * low:+.2f} to {100 * high:+.2f} | "
+            f"{100 * result[metric]['share_not_leading']:.2f} % |"
+        )
+    lines += ["", "Made with:", "", f"    .venv/bin/python {result['command']}", ""]
+    return lines
+
+
 def write_report(results_dir: Path = RESULTS, report: Path = REPORT) -> None:
     results = run_results(results_dir)
     lines = [
@@ -376,6 +405,8 @@ def write_report(results_dir: Path = RESULTS, report: Path = REPORT) -> None:
         lines += tokenisation_table(read_json(tokenisation_path))
     for raw_text_path in sorted((results_dir / "raw_text").glob("*.json")):
         lines += raw_text_table(read_json(raw_text_path))
+    for significance_path in sorted((results_dir / "significance").glob("*.json")):
+        lines += significance_table(read_json(significance_path))
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text("\n".join(lines))
     print(f"wrote {report}")

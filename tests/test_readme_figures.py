@@ -55,3 +55,11 @@ def test_the_english_model_script_defaults_to_the_config_the_readme_names():
     script = (ROOT / "scripts" / "english_model.sh").read_text()
     default = re.search(r"CONFIG=\$\{ENGLISH_CONFIG:-(\w+)\}", script).group(1)
     assert default == "coach_valid_mpnet" and f"`{default}`" in english_model_section()
+
+
+def test_the_english_model_section_quotes_the_paired_bootstrap_as_its_json_says():
+    section = english_model_section().replace("\n", " ")
+    result = json.loads((ROOT / "results" / "significance" / "ewt_mpnet.json").read_text())
+    low, high = (100 * bound for bound in result["UAS"]["interval_95"])
+    assert f"leads it by {100 * result['UAS']['difference']:.2f} test UAS" in section
+    assert f"between {low:+.2f} and {high:+.2f} (95 %)" in section

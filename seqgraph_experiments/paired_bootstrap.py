@@ -1,0 +1,107 @@
+"""
+Is one parser's lead over another on a test file more than luck of the test sentences? A paired bootstrap
+over sentences (Koehn 2004; Berg-Kirkpatrick et al. 2012): the two parsers' predictions of the same file
+are scored per sentence (CoNLL 2018 UAS and LAS, every word), the test sentences are resampled with
+replacement, and the difference in UAS (words right over words, pooled) is recomputed on each sample.
+Writes results/significance/<name>.json; `scripts/run_experiments.py --regenerate` puts its table in
+docs/RESULTS.md ("Paired bootstrap").
+
+    .venv/bin/python scripts/paired_bootstrap.py data/UD_English-EWT/en_ewt-ud-test.conllu \\
+        experiments/ewt_converged/coach_valid_mpnet/test_predictions.conllu \\
+        experiments/ewt_converged/biaffine_mst_mpnet/test_predictions.conllu \\
+        --names coach_valid_mpnet biaffine_mst_mpnet --name ewt_mpnet
+
+It measures how much the test sentences alone could move the difference, for these two trained models. It
+says nothing of the training seed's share of the spread, which only more training runs measure.
+"""
+import argparse
+from pathlib import Path
+from typing import Dict, List, Sequence
+
+import numpy
+
+from seqgraph_allennlp.common.conllu import read_sentences
+from seqgraph_allennlp.common.scoring import count_sentences
+from seqgraph_experiments import RESULTS
+from seqgraph_experiments.provenance import sha256, stamp
+from seqgraph_experiments.results import write_json
+
+OUT = RESULTS / "significance"
+
+
+def sentence_counts(gold_path: str, predicted_path: str) -> numpy.ndarray:
+    """
+    `(sentences, 3)`: the words, the words with the right head and the words with the right head and
+    universal relation of each sentence, aligned as `seqgraph_allennlp.common.scoring` aligns them.
+    """
+    rows = []
+    for gold, predicted in zip(read_sentences(gold_path), read_sentences(predicted_path)):
+        counts = count_sentences([gold], [predicted], str(gold_path), str(predicted_path))
+        rows.append((counts.words, counts.unlabeled_correct, counts.labeled_correct))
+    # the scorer over the whole files refuses files that do not align, sentence counts included
+    count_sentences(read_sentences(gold_path), read_sentences(predicted_path), str(gold_path), str(predicted_path))
+    return numpy.array(rows, dtype=numpy.int64)
+
+
+def paired_bootstrap(first: numpy.ndarray, second: numpy.ndarray, samples: int, seed: int) -> Dict:
+    """
+    The difference `first - second` of pooled UAS and LAS (fractions) on the file and over `samples`
+    resamplings of its sentences: the observed difference, the 2.5 and 97.5 percentiles, and the share of
+    samples where the first parser does not lead (a one-sided p-value of its lead).
+    """
+    if first.shape != second.shape or not (first[:, 0] == second[:, 0]).all():
+        raise ValueError("the two predictions do not have the same sentences and words")
+    generator = numpy.random.default_rng(seed)
+    num_sentences = first.shape[0]
+    # (samples, sentences): how often each sentence is drawn in each sample
+    draws = generator.multinomial(num_sentences, numpy.full(num_sentences, 1.0 / num_sentences), size=samples)
+    words = draws @ first[:, 0]
+    result = {}
+    for metric, column in (("UAS", 1), ("LAS", 2)):
+        observed = (first[:, column].sum() - second[:, column].sum()) / first[:, 0].sum()
+        differences = (draws @ first[:, column] - draws @ second[:, column]) / words
+        low, high = numpy.percentile(differences, [2.5, 97.5])
+        result[metric] = {
+            "difference": float(observed),
+            "interval_95": [float(low), float(high)],
+            "share_not_leading": float((differences <= 0).mean()),
+        }
+    return result
+
+
+def main(argv: Sequence[str] = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("gold")
+    parser.add_argument("first", help="the first parser's CoNLL-U prediction of the gold file")
+    parser.add_argument("second", help="the second parser's")
+    parser.add_argument("--names", nargs=2, required=True, metavar=("FIRST", "SECOND"))
+    parser.add_argument("--name", required=True, help="results/significance/<name>.json")
+    parser.add_argument("--samples", type=int, default=10000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    gold = sentence_counts(args.gold, args.gold)
+    tables: List[numpy.ndarray] = [sentence_counts(args.gold, path) for path in (args.first, args.second)]
+    result = {
+        "name": args.name,
+        "gold": {"path": args.gold, "sha256": sha256(Path(args.gold)), "sentences": int(gold.shape[0]),
+                 "words": int(gold[:, 0].sum())},
+        "parsers": [
+            {"name": name, "path": path, "sha256": sha256(Path(path)),
+             "UAS": float(table[:, 1].sum() / table[:, 0].sum()), "LAS": float(table[:, 2].sum() / table[:, 0].sum())}
+            for name, path, table in zip(args.names, (args.first, args.second), tables)
+        ],
+        "samples": args.samples,
+        "seed": args.seed,
+        **paired_bootstrap(tables[0], tables[1], args.samples, args.seed),
+        **stamp("scripts/paired_bootstrap.py"),
+    }
+    OUT.mkdir(parents=True, exist_ok=True)
+    write_json(OUT / f"{args.name}.json", result)
+    uas = result["UAS"]
+    print(f"{args.names[0]} - {args.names[1]}: UAS {100 * uas['difference']:+.2f} "
+          f"(95 % {100 * uas['interval_95'][0]:+.2f} to {100 * uas['interval_95'][1]:+.2f}), "
+          f"not leading in {100 * uas['share_not_leading']:.2f} % of {args.samples} samples")
+
+
+if __name__ == "__main__":
+    main()
