@@ -34,12 +34,13 @@ def sentence_counts(gold_path: str, predicted_path: str) -> numpy.ndarray:
     `(sentences, 3)`: the words, the words with the right head and the words with the right head and
     universal relation of each sentence, aligned as `seqgraph_allennlp.common.scoring` aligns them.
     """
+    golds, predictions = list(read_sentences(gold_path)), list(read_sentences(predicted_path))
+    # the scorer over the whole files refuses files that do not align, sentence counts included
+    count_sentences(golds, predictions, str(gold_path), str(predicted_path))
     rows = []
-    for gold, predicted in zip(read_sentences(gold_path), read_sentences(predicted_path)):
+    for gold, predicted in zip(golds, predictions):
         counts = count_sentences([gold], [predicted], str(gold_path), str(predicted_path))
         rows.append((counts.words, counts.unlabeled_correct, counts.labeled_correct))
-    # the scorer over the whole files refuses files that do not align, sentence counts included
-    count_sentences(read_sentences(gold_path), read_sentences(predicted_path), str(gold_path), str(predicted_path))
     return numpy.array(rows, dtype=numpy.int64)
 
 
@@ -79,12 +80,13 @@ def main(argv: Sequence[str] = None) -> None:
     parser.add_argument("--samples", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    gold = sentence_counts(args.gold, args.gold)
     tables: List[numpy.ndarray] = [sentence_counts(args.gold, path) for path in (args.first, args.second)]
+    # both align with the gold file: its sentences and words are those of either table
+    words_per_sentence = tables[0][:, 0]
     result = {
         "name": args.name,
-        "gold": {"path": args.gold, "sha256": sha256(Path(args.gold)), "sentences": int(gold.shape[0]),
-                 "words": int(gold[:, 0].sum())},
+        "gold": {"path": args.gold, "sha256": sha256(Path(args.gold)), "sentences": len(words_per_sentence),
+                 "words": int(words_per_sentence.sum())},
         "parsers": [
             {"name": name, "path": path, "sha256": sha256(Path(path)),
              "UAS": float(table[:, 1].sum() / table[:, 0].sum()), "LAS": float(table[:, 2].sum() / table[:, 0].sum())}
