@@ -1,6 +1,6 @@
 """
-Where a result comes from, recorded beside it in every results JSON: the commit, the machine (CPU, cores,
-threads), the date and the command line; and the sha256 of the files it read.
+Where a result comes from, recorded beside it in every results JSON: the commit, the machine (CPU, its
+vector instructions, cores, threads), the date and the command line; and the sha256 of the files it read.
 """
 import datetime
 import hashlib
@@ -59,11 +59,26 @@ def gpu_name(cuda_device: int) -> Optional[str]:
     return torch.cuda.get_device_name(cuda_device)
 
 
+def cpu_capability() -> Dict:
+    """
+    The vector instructions that torch's CPU kernels use here (`AVX2`, `AVX512`, ...) and whether oneDNN
+    computes bfloat16 natively: machines of the same name differ in both, and a config that asks for
+    bfloat16 training (`bfloat16_training`) trains in float32 where it is not native.
+    """
+    import torch
+
+    from seqgraph_allennlp.modules.fused_bilstm import native_bfloat16
+
+    return {"cpu_capability": torch.backends.cpu.get_cpu_capability(),
+            "native_bfloat16": native_bfloat16(torch.device("cpu"))}
+
+
 def machine(cuda_device: int = -1) -> Dict:
     """Where a run ran; `gpu` names the GPU it trained on (`cuda_device`), None on the CPU."""
     return {
         "cpu_cores": os.cpu_count(),
         "cpu": cpu_model(),
+        **cpu_capability(),
         "threads": omp_threads(),
         "gpu": gpu_name(cuda_device),
         "hostname_kind": platform.machine(),

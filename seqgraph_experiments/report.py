@@ -51,6 +51,37 @@ def settings(result: Dict) -> str:
     return " ".join(parts)
 
 
+ENCODER_NAMES = {"fused_bilstm": "fused BiLSTM", "stacked_bidirectional_lstm": "stacked BiLSTM",
+                 "pytorch_transformer": "transformer"}
+
+
+def encoder_text(result: Dict) -> str:
+    """
+    The encoder a row trained, for the table: its type, and bfloat16 where the config asked for it; a
+    machine that recorded no native bfloat16 trained in float32 whatever the config asked.
+    """
+    encoder = result.get("used", {}).get("encoder")
+    if not encoder:
+        return "not recorded"
+    text = ENCODER_NAMES.get(encoder["type"], encoder["type"])
+    if encoder.get("bfloat16_training"):
+        native = result["machine"].get("native_bfloat16")
+        text += ", bf16" if native is not False else ", bf16 asked (float32 here: no native bf16)"
+    return text
+
+
+def machine_text(machine: Dict) -> str:
+    """The machine column: the GPU, or the CPU cores with their vector instructions and the threads."""
+    if machine.get("gpu"):
+        return machine["gpu"]
+    text = f"{machine['cpu_cores']} CPU cores"
+    if machine.get("cpu_capability"):
+        text += f" ({machine['cpu_capability']})"
+    if machine.get("threads"):
+        text += f", {machine['threads']} thread(s)"
+    return text
+
+
 # the commit from which conll18_biaffine_parser's own LAS compares universal relations
 BIAFFINE_UNIVERSAL_LAS = "c75e16e"
 
@@ -339,6 +370,12 @@ def write_report(results_dir: Path = RESULTS, report: Path = REPORT) -> None:
         "test predictions (`allennlp predict`, CoNLL-U) without the words whose gold UPOS is PUNCT or SYM, as",
         "allennlp-models' `biaffine_parser` reports UAS: compare rows on the main columns only.",
         "",
+        "The encoder column is what a row trained: from the run's config, or, for runs made before the runner",
+        "recorded it, from the row's config at the commit in \"trained at\". The Reproduce commands run today's",
+        "configs: the shipped BiLSTM is the fused one since commit 3db4880 and trains in bfloat16 (where the",
+        "CPU has it natively) since 3d8d2ae, so a row trained before either reproduces at its commit, or with",
+        "`[ENCODER=stacked]` or `{\"model.encoder.bfloat16_training\": false}` added to its row.",
+        "",
     ]
     # Table 3's rows in the paper's order (oracle within roll-in)
     table3 = [spec.partition("=")[0] for spec in TABLE3]
@@ -361,31 +398,26 @@ def write_report(results_dir: Path = RESULTS, report: Path = REPORT) -> None:
                "anything." if first["splits"].get("train", {}).get("path") == first["splits"].get("dev", {}).get("path")
                else ""),
             "",
-            "| row | config | settings | objective | epochs | best epoch | dev UAS | dev LAS | test UAS | test LAS | "
-            "extra: test UAS w/o PUNCT, SYM | s/epoch | eval sent/s | machine | trained at | date |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "| row | config | settings | encoder | objective | epochs | best epoch | dev UAS | dev LAS | test UAS | "
+            "test LAS | extra: test UAS w/o PUNCT, SYM | s/epoch | eval sent/s | machine | trained at | date |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         marked = False
         for result in rows:
             mark = dev_las_mark(result)
             marked = marked or bool(mark)
-            machine_text = f"{result['machine']['cpu_cores']} CPU cores"
-            if result["machine"].get("threads"):
-                machine_text += f", {result['machine']['threads']} thread(s)"
-            if result["machine"].get("gpu"):
-                machine_text = result["machine"]["gpu"]
             seconds = result.get("train_seconds_per_epoch")
             test = test_scores(result)
             seed = f" (seed {result['seed']})" if result.get("seed") else ""
             lines.append(
                 f"| {result['row']}{seed} | `{Path(result['config']).stem}` | "
-                f"{settings(result)} | "
+                f"{settings(result)} | {encoder_text(result)} | "
                 f"{objective(result)} | {result['epochs_done']} | {result['best_epoch']} | {percent(result['dev']['UAS'])} | "
                 f"{percent(result['dev']['LAS'])}{mark} | {percent(test['UAS'])} | "
                 f"{percent(test['LAS'])} | "
                 f"{percent(result.get('test_without_punctuation', {}).get('UAS'))} | "
                 f"{'' if seconds is None else f'{seconds:.0f}'} | "
-                f"{result['evaluate_sentences_per_second']:.0f} | {machine_text} | "
+                f"{result['evaluate_sentences_per_second']:.0f} | {machine_text(result['machine'])} | "
                 f"{result['git_commit'][:7]}{'+' if 'uncommitted' in result['git_commit'] else ''} | {result['date'][:10]} |"
             )
         lines += [""] + seed_table(rows) + baseline_margins(rows) + upos_accuracies(rows)

@@ -55,8 +55,9 @@ def main() -> None:
     parser.add_argument("--force", action="store_true", help="rerun rows that have results")
     parser.add_argument("--regenerate", action="store_true", help="only rewrite docs/RESULTS.md")
     parser.add_argument("--rescore", action="store_true",
-                        help="add the scorer's test figures (with and without punctuation) to results that "
-                        "lack them (of --treebank, or all), then rewrite docs/RESULTS.md")
+                        help="add what older results lack (of --treebank, or all): the encoder's settings, "
+                        "from the config at the run's commit, and the scorer's test figures (with and "
+                        "without punctuation); then rewrite docs/RESULTS.md")
     parser.add_argument("--threads", type=int, default=None, help="torch threads per run (OMP_NUM_THREADS)")
     parser.add_argument("--seeds", default="0",
                         help="comma-separated seeds, each row trained once per seed (default: 0, AllenNLP's own "

@@ -5,10 +5,13 @@ interruption), `allennlp evaluate` on test, the test predictions scored with the
 the run's results JSON (settings, data and their sha256, budget, learning curve, scores, time, memory,
 provenance) under results/<section>/<row>.json.
 """
+import io
 import json
 import os
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
@@ -63,11 +66,52 @@ def score_predictions(archive: Path, test_file: Path, out: Path, env: Dict[str, 
     }
 
 
+def config_at_commit(commit: str, config: str, overrides: Dict, ext_vars: Dict[str, str]) -> Dict:
+    """
+    A shipped config as it was at `commit` (its `training_config/` read from git), with a row's dotted
+    overrides and external variables, the others at their defaults: what a run made at that commit trained.
+    """
+    from allennlp.common import Params
+
+    from seqgraph_allennlp.common.environment import default_environment
+
+    archive = subprocess.run(["git", "archive", commit, "training_config"], cwd=ROOT, capture_output=True,
+                             check=True).stdout
+    with tempfile.TemporaryDirectory() as directory:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(directory)
+        params = Params.from_file(str(Path(directory) / config), params_overrides=json.dumps(overrides),
+                                  # a model directory that is not installed here is only a name in the config
+                                  ext_vars={**{name: value or f"({name} not installed)"
+                                               for name, value in default_environment().items()}, **ext_vars})
+        return params.as_dict(quiet=True)
+
+
+def record_encoder(result: Dict) -> Dict:
+    """
+    `used.encoder` for a results JSON written before the runner recorded it, from the row's config at the
+    commit it names (its working tree is lost where that is `+uncommitted`: the commit's config stands in,
+    and `source` says so).
+    """
+    commit = result["git_commit"].split("+")[0].split()[0]
+    model = config_at_commit(commit, result["config"], result["overrides"], result.get("ext_vars") or {})["model"]
+    uncommitted = " (the run's tree had uncommitted changes)" if "uncommitted" in result["git_commit"] else ""
+    return {**encoder_settings(model), "source": f"backfilled from {result['config']} at {commit[:7]}{uncommitted}"}
+
+
 def rescore(treebank: Optional[str]) -> None:
-    """Adds the scorer's figures to results JSONs that lack them (runs made before they existed)."""
+    """
+    Adds to results JSONs what runs made before it was recorded lack: the encoder's settings (`used.encoder`,
+    from the config at the run's commit) and the scorer's figures (from the run's model archive).
+    """
     for result_path in sorted(RESULTS.glob(f"{treebank or '*'}/*.json")):
         result = read_json(result_path)
-        if "row" not in result or "test_without_punctuation" in result:
+        if "row" not in result:
+            continue
+        if "encoder" not in result.get("used", {}):
+            result.setdefault("used", {})["encoder"] = record_encoder(result)
+            write_json(result_path, result)
+        if "test_without_punctuation" in result:
             continue
         out = RUNS / section_of(result) / result["row"]
         test_file = Path(result["splits"]["test"]["path"])
@@ -78,6 +122,18 @@ def rescore(treebank: Optional[str]) -> None:
         print(f"{result['row']}: scoring {test_file.name} predictions", flush=True)
         result.update(score_predictions(out / "model" / "model.tar.gz", test_file, out, dict(os.environ)))
         write_json(result_path, result)
+
+
+def encoder_settings(model_config: Dict) -> Dict:
+    """
+    The encoder a run trained: its registered type and, for the fused BiLSTM, whether the config asked for
+    bfloat16 training (the machine's `native_bfloat16` says whether it got it).
+    """
+    encoder = model_config.get("encoder") or {}
+    settings = {"type": encoder.get("type")}
+    if encoder.get("type") == "fused_bilstm":
+        settings["bfloat16_training"] = bool(encoder.get("bfloat16_training", False))
+    return settings
 
 
 def stop_reason(metrics: Dict, epochs: int, patience: Optional[int]) -> str:
@@ -224,6 +280,7 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: 
             "model": {key: used_config["model"].get(key) for key in
                       ("type", "recurrent", "policy_support", "head_selection_weight", "predict_labels",
                        "oracle", "roll_in", "decoder") if key in used_config["model"]},
+            "encoder": encoder_settings(used_config["model"]),
         },
         "epochs_done": metrics.get("epoch", -1) + 1,
         "best_epoch": metrics["best_epoch"] + 1,

@@ -1,10 +1,15 @@
 """The experiment runner's row syntax, its generated report and what it reads from trainer logs (no training here)."""
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from seqgraph_experiments.report import write_report
+from allennlp.common import Params
+
+from seqgraph_experiments import ROOT
+from seqgraph_experiments.report import encoder_text, machine_text, write_report
+from seqgraph_experiments.runner import encoder_settings, record_encoder
 from seqgraph_experiments.rows import PRESETS, parse_row, row_spec
 from seqgraph_experiments.trainer_log import epoch_durations, epoch_seconds, training_pass_seconds
 
@@ -46,7 +51,8 @@ def test_report_is_generated_from_the_results(tmp_path):
     (tmp_path / "results" / "welsh" / "coach_valid.json").write_text(json.dumps(result))
     write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
     report = (tmp_path / "docs" / "RESULTS.md").read_text()
-    assert "| coach_valid | `coach_valid` |  | KL, valid edges + 1 x head selection + labels | 15 | 12 | 78.75 | 70.00 | 79.16 | 71.00 | 81.23 | 190 | 20 |" in report
+    # a result without the encoder (a run made before the runner recorded it) says so
+    assert "| coach_valid | `coach_valid` |  | not recorded | KL, valid edges + 1 x head selection + labels | 15 | 12 | 78.75 | 70.00 | 79.16 | 71.00 | 81.23 | 190 | 20 | 2 CPU cores, 1 thread(s) |" in report
     assert "| 7455792 | 2026-11-23 |" in report
     assert ".venv/bin/python scripts/run_experiments.py --treebank welsh --epochs 15 coach_valid\n" in report
     # a row run with another budget under --section gets its own table, which reproduces it
@@ -310,3 +316,49 @@ def test_an_interrupted_run_resumes_with_the_parameters_it_started_with(tmp_path
     command = commands_run[-1]
     assert command[2] == str(out / "model" / "config.json") and "--recover" in command
     assert json.loads(command[command.index("-o") + 1]) == {}
+
+
+def test_the_table_gives_each_rows_encoder_and_the_cpu_it_ran_on():
+    fused = {"type": "fused_bilstm", "bfloat16_training": True}
+    avx512 = {"cpu_cores": 2, "threads": 2, "cpu_capability": "AVX512", "native_bfloat16": True}
+    avx2 = {"cpu_cores": 2, "threads": None, "cpu_capability": "AVX2", "native_bfloat16": False}
+    assert encoder_text({"used": {"encoder": fused}, "machine": avx512}) == "fused BiLSTM, bf16"
+    # bfloat16 asked on a CPU without it trains in float32 (FusedBiLstm checks native_bfloat16)
+    assert encoder_text({"used": {"encoder": fused}, "machine": avx2}) == (
+        "fused BiLSTM, bf16 asked (float32 here: no native bf16)")
+    # older machines recorded no capability: the config's request is all that is known
+    assert encoder_text({"used": {"encoder": fused}, "machine": {"cpu_cores": 2}}) == "fused BiLSTM, bf16"
+    assert encoder_text({"used": {"encoder": {**fused, "bfloat16_training": False}}, "machine": avx2}) == "fused BiLSTM"
+    assert encoder_text({"used": {"encoder": {"type": "stacked_bidirectional_lstm"}}, "machine": avx2}) == "stacked BiLSTM"
+    assert encoder_text({"used": {}, "machine": avx2}) == "not recorded"
+    assert machine_text(avx512) == "2 CPU cores (AVX512), 2 thread(s)"
+    assert machine_text(avx2) == "2 CPU cores (AVX2)"
+    assert machine_text({**avx2, "gpu": "NVIDIA H100"}) == "NVIDIA H100"
+
+
+def test_the_runner_records_the_encoder_a_run_trained():
+    assert encoder_settings({"encoder": {"type": "fused_bilstm", "hidden_size": 400}}) == {
+        "type": "fused_bilstm", "bfloat16_training": False}
+    assert encoder_settings({"encoder": {"type": "stacked_bidirectional_lstm", "bfloat16_training": True}}) == {
+        "type": "stacked_bidirectional_lstm"}
+    assert encoder_settings({}) == {"type": None}
+
+
+@pytest.mark.skipif(not (ROOT / ".git").exists(), reason="needs the repository's history (a git checkout)")
+def test_an_older_result_gets_the_encoder_of_its_config_at_its_commit():
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    result = {"row": "coach_valid", "config": "training_config/coach_valid.jsonnet", "overrides": {},
+              "git_commit": head}
+    shipped = Params.from_file(str(ROOT / "training_config" / "coach_valid.jsonnet")).as_dict(quiet=True)
+    recorded = record_encoder(result)
+    assert recorded["type"] == shipped["model"]["encoder"]["type"] == "fused_bilstm"
+    assert recorded["bfloat16_training"] == shipped["model"]["encoder"]["bfloat16_training"]
+    assert recorded["source"] == f"backfilled from training_config/coach_valid.jsonnet at {head[:7]}"
+    # the row's overrides and external variables count, as in its run
+    float32 = record_encoder({**result, "overrides": {"model.encoder.bfloat16_training": False},
+                              "git_commit": head + "+uncommitted"})
+    assert float32["bfloat16_training"] is False and "uncommitted changes" in float32["source"]
+    stacked = record_encoder({**result, "row": "x", "config": "training_config/oracle_rollin.jsonnet",
+                              "ext_vars": {"ENCODER": "stacked", "ORACLE": "uniform", "ROLL_IN": "uniform"}})
+    assert stacked["type"] == "stacked_bidirectional_lstm"
