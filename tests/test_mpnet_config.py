@@ -76,7 +76,11 @@ class TestBiaffineMpnetConfig(ModelTestCase):
     def test_twin_trains_saves_and_loads(self, tiny_mpnet, monkeypatch):
         monkeypatch.setenv("PRETRAINED_MPNET", tiny_mpnet)
         self.set_up_model(CONFIGS / "biaffine_mst_mpnet.jsonnet", DATA, seed=13)
-        self.ensure_model_can_train_save_and_load(CONFIGS / "biaffine_mst_mpnet.jsonnet", seed=13)
+        # the arc scorer's scalar bias cancels in the softmax over each word's heads (as in test_model's
+        # biaffine_mst): its gradient is zero up to rounding, and exactly zero on some CPUs
+        self.ensure_model_can_train_save_and_load(
+            CONFIGS / "biaffine_mst_mpnet.jsonnet", seed=13, gradients_to_ignore={"arc_attention._bias"}
+        )
         mpnet = self.model.text_field_embedder._token_embedders["mpnet"]
         trained = [name for name, parameter in mpnet.named_parameters() if parameter.requires_grad]
         assert sorted(trained) == ["_layer_mix.gamma"] + [f"_layer_mix.scalar_parameters.{i}" for i in range(4)]
