@@ -113,7 +113,7 @@ def rescore(treebank: Optional[str]) -> None:
             write_json(result_path, result)
         if "test_without_punctuation" in result:
             continue
-        out = RUNS / section_of(result) / result["row"]
+        out = RUNS / section_of(result) / run_name(result["row"], result.get("seed", 0))
         test_file = Path(result["splits"]["test"]["path"])
         test_file = test_file if test_file.is_absolute() else ROOT / test_file
         if not (out / "model" / "model.tar.gz").exists():

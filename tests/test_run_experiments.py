@@ -362,3 +362,31 @@ def test_an_older_result_gets_the_encoder_of_its_config_at_its_commit():
     stacked = record_encoder({**result, "row": "x", "config": "training_config/oracle_rollin.jsonnet",
                               "ext_vars": {"ENCODER": "stacked", "ORACLE": "uniform", "ROLL_IN": "uniform"}})
     assert stacked["type"] == "stacked_bidirectional_lstm"
+
+
+def test_rescore_scores_a_seeded_run_from_its_own_serialization_directory(tmp_path, monkeypatch):
+    from seqgraph_experiments import runner
+
+    monkeypatch.setattr(runner, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(runner, "RUNS", tmp_path / "experiments")
+    scored = []
+
+    def score_predictions(archive, test_file, out, env):
+        scored.append(archive.relative_to(tmp_path))
+        return {"test_without_punctuation": {"UAS": 0.5, "LAS": 0.25}}
+
+    monkeypatch.setattr(runner, "score_predictions", score_predictions)
+    for seed in (0, 2):
+        name = runner.run_name("coach_valid", seed)
+        (tmp_path / "experiments" / "welsh_seeds" / name / "model").mkdir(parents=True)
+        (tmp_path / "experiments" / "welsh_seeds" / name / "model" / "model.tar.gz").write_bytes(b"")
+        (tmp_path / "results" / "welsh_seeds").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "results" / "welsh_seeds" / f"{name}.json").write_text(json.dumps({
+            "row": "coach_valid", "seed": seed, "treebank": "welsh", "section": "welsh_seeds",
+            "used": {"encoder": {"type": "fused_bilstm"}}, "splits": {"test": {"path": str(tmp_path / "t.conllu")}},
+        }))
+    runner.rescore(None)
+    assert sorted(scored) == [Path("experiments/welsh_seeds/coach_valid/model/model.tar.gz"),
+                              Path("experiments/welsh_seeds/coach_valid.seed2/model/model.tar.gz")]
+    seeded = json.loads((tmp_path / "results" / "welsh_seeds" / "coach_valid.seed2.json").read_text())
+    assert seeded["test_without_punctuation"] == {"UAS": 0.5, "LAS": 0.25}
