@@ -146,6 +146,49 @@ def test_chunked_states_give_the_loss_of_the_whole_batch(name, batch_and_vocab, 
             torch.testing.assert_close(actual, expected, rtol=1e-4, atol=1e-6 * scale)
 
 
+@pytest.mark.parametrize("name", ["uniform", "linearized"])
+def test_a_roll_in_that_reads_no_policy_skips_the_scores_and_takes_the_same_states(name, batch_and_vocab, monkeypatch):
+    """
+    Uniform and linearized roll-ins stay on the gold path, so the roll-in computes no step scores; its
+    states and edges are those of the same roll-in given the scores (its fallback unused), in train mode
+    with the global generator seeded alike.
+    """
+    from seqgraph_allennlp.models.seqgraph_parser import SeqGraphParser
+
+    tensors, vocab = batch_and_vocab
+    torch.manual_seed(0)
+    model = Model.from_params(vocab=vocab, params=Params.from_file(str(CONFIGS / f"{name}.jsonnet"))["model"])
+    assert model.roll_in.reads_policy is False
+    model.train()
+    with torch.no_grad():
+        model.recurrent_weight.attention._weight_matrix.normal_(0.0, 1.0)
+        initial_scores, encoded, final_state, node_mask = model._encode(tensors["words"], None)
+    gold_heads = torch.cat([tensors["head_indices"].new_zeros(node_mask.size(0), 1), tensors["head_indices"]], dim=1)
+    inputs = (initial_scores, encoded, final_state, node_mask, heads_to_adjacency(gold_heads, node_mask))
+
+    # with the policy read at every step (the fallback computed, as every roll-in did before)
+    model.roll_in.reads_policy = True
+    torch.manual_seed(3)
+    with torch.no_grad():
+        expected = model._roll_in(*inputs)
+    del model.roll_in.reads_policy
+
+    def no_scores(*args, **kwargs):
+        raise AssertionError("a roll-in that reads no policy computed the step scores")
+
+    monkeypatch.setattr(SeqGraphParser, "_recurrent_scores", no_scores)
+    torch.manual_seed(3)
+    with torch.no_grad():
+        actual = model._roll_in(*inputs)
+    # several steps, and sentences that finish before the batch does (inactive steps)
+    assert expected[1].size(1) > 3 and not bool(expected[3].all())
+    for expected_part, actual_part in zip(expected, actual):
+        assert torch.equal(expected_part, actual_part)
+    # every edge the roll-in added is a gold edge
+    dependents, heads, added = actual[2], actual[1], actual[3]
+    assert torch.equal(gold_heads.gather(1, dependents)[added], heads[added])
+
+
 @pytest.mark.parametrize("policy_support", ["valid", "all"])
 def test_loss_by_hand_on_a_two_word_sentence(policy_support, batch_and_vocab):
     """

@@ -714,9 +714,11 @@ class SeqGraphParser(Model):
         sentence of the batch has a free edge left: from there on no state has an oracle target.
         """
         batch_size, num_nodes = node_mask.shape
-        # one edge a step: the last one is read by its nodes, no V x V matrix of the last edges is built
-        score_step, projected = self._recurrent_scores(initial_scores, encoded, final_state)
-        edge_input = self.recurrent_weight.embed_edges(encoded, None)
+        reads_policy = self.roll_in.reads_policy
+        if reads_policy:
+            # one edge a step: the last one is read by its nodes, no V x V matrix of the last edges is built
+            score_step, projected = self._recurrent_scores(initial_scores, encoded, final_state)
+            edge_input = self.recurrent_weight.embed_edges(encoded, None)
         state = TreeState(node_mask, self.single_root)
         # outside training the roll-in's coins come from a fixed seed: validation losses are reproducible
         generator = None
@@ -729,14 +731,22 @@ class SeqGraphParser(Model):
             free = free_edges(gold_adjacency, valid)
             if step == num_nodes - 2 or not bool(free.any()):
                 break
-            # the roll-in chooses among valid edges by argmax or Gumbel-max, which a constant per sentence
-            # does not change: the scores stand in for the log-probabilities
-            choice = self.roll_in(free, valid, score_step(edge_input).flatten(1), self.oracle.beta, generator)
-            active = valid.flatten(1).any(dim=-1)
+            if reads_policy:
+                # the roll-in chooses among valid edges by argmax or Gumbel-max, which a constant per
+                # sentence does not change: the scores stand in for the log-probabilities
+                policy_scores = score_step(edge_input).flatten(1)
+                choice = self.roll_in(free, valid, policy_scores, self.oracle.beta, generator)
+                active = valid.flatten(1).any(dim=-1)
+            else:
+                # on the gold path a gold tree has a free edge until it is complete: the same choices as
+                # with the policy's fallback, without the scores
+                active = free.flatten(1).any(dim=-1)
+                choice = self.roll_in.choose(free.flatten(1), valid.flatten(1), None, self.oracle.beta, generator)
             head = choice // num_nodes
             dependent = choice % num_nodes
             state.add_edges(head, dependent, active)
-            edge_input = self.recurrent_weight.embed_edge_indices(projected, head, dependent, active)
+            if reads_policy:
+                edge_input = self.recurrent_weight.embed_edge_indices(projected, head, dependent, active)
             heads.append(head)
             dependents.append(dependent)
             added.append(active)

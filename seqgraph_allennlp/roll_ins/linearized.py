@@ -13,6 +13,8 @@ class LinearizedRollIn(RollIn):
     `(head, dependent)` order, the t-th at step t.
     """
 
+    reads_policy = False
+
     def choose(
         self,
         free: torch.BoolTensor,

@@ -43,6 +43,10 @@ class RollIn(Registrable):
     """
 
     default_implementation = "uniform"
+    # Whether the roll-in's choice on the gold path reads the policy. One that does not (uniform,
+    # linearized) never leaves the gold tree, so every state it reaches before the tree is complete has a
+    # free edge: the model's roll-in then skips the step-by-step scores, which only the fallback reads.
+    reads_policy = True
 
     def __call__(
         self,

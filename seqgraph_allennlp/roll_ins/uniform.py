@@ -12,6 +12,8 @@ class UniformRollIn(RollIn):
     those of a uniformly random order of the gold tree.
     """
 
+    reads_policy = False
+
     def choose(
         self,
         free: torch.BoolTensor,
