@@ -47,21 +47,22 @@ def run(command: List[str], log_path: Path, env: Dict[str, str], pid_file: Optio
 
 def score_predictions(archive: Path, test_file: Path, out: Path, env: Dict[str, str]) -> Dict:
     """
-    Parses the test file with `allennlp predict` (CoNLL-U out) and scores it with the project's scorer:
-    every word (which must agree with `allennlp evaluate`), and without gold PUNCT/SYM words, the figure
-    allennlp-models reports, kept as an extra.
+    Parses the test file with `allennlp predict` (CoNLL-U out) and scores it: every word, by the CoNLL 2018
+    evaluation where it scores the file (`scoring.score_report`; it must agree with `allennlp evaluate`),
+    and without gold PUNCT/SYM words, the figure allennlp-models reports, kept as an extra.
     """
-    from seqgraph_allennlp.common.scoring import count_files, score_files
+    from seqgraph_allennlp.common.scoring import score_files, score_report
 
     predictions = out / "test_predictions.conllu"
     run(commands.predict_conllu(archive, test_file, predictions, batch_size=64), out / "predict.log", env)
-    counts = count_files(str(test_file), str(predictions))
-    every_word = counts.scores()
+    counts, every_word = score_report(str(test_file), str(predictions))
     no_punctuation = score_files(str(test_file), str(predictions), PUNCTUATION_UPOS)
     return {
         "test_sentences": counts.sentences,
-        # invalid_trees: predicted sentences that are not trees with one root word (0 for a valid file)
-        "test_scorer": {**{key: every_word[key] for key in ("UAS", "LAS")}, "invalid_trees": counts.invalid_trees},
+        # invalid_trees: predicted sentences that are not trees with one root word (0 for a valid file);
+        # CLAS and the scorer's name where the CoNLL 2018 evaluation scored it (every sentence a tree)
+        "test_scorer": {**{key: every_word[key] for key in ("UAS", "LAS", "CLAS", "scorer") if key in every_word},
+                        "invalid_trees": counts.invalid_trees},
         "test_without_punctuation": {key: no_punctuation[key] for key in ("UAS", "LAS")},
     }
 

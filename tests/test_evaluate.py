@@ -146,15 +146,17 @@ def test_command_line(tmp_path, capsys):
         "LAS: 0.666667 (6/9 words)",
         "UEM: 0.500000 (1/2 sentences)",
         "LEM: 0.000000 (0/2 sentences)",
+        # the official evaluation refuses a file with a cycle: this module's counts score it
+        "scorer: UAS, LAS by seqgraph_allennlp.common.scoring",
         # "Her" and "dog" head each other
         "trees: 1 of 2 predicted sentences are not trees with one root word (the official CoNLL 2018 script "
         f"refuses such a file); the first: {predicted}:10: predicted sentence starting at line 9 is not a tree: "
         "cycle 1 -> 2 -> 1",
     ]
     assert main([str(gold), str(predicted), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == pytest.approx(
-        {"UAS": 7 / 9, "LAS": 6 / 9, "UEM": 0.5, "LEM": 0.0, "invalid_trees": 1}
-    )
+    printed = json.loads(capsys.readouterr().out)
+    assert printed.pop("scorer") == "seqgraph_allennlp.common.scoring"
+    assert printed == pytest.approx({"UAS": 7 / 9, "LAS": 6 / 9, "UEM": 0.5, "LEM": 0.0, "invalid_trees": 1})
     assert main([str(gold), str(predicted), "--require-trees"]) == 1
     assert capsys.readouterr().err == (
         f"error: {predicted}:10: predicted sentence starting at line 9 is not a tree: cycle 1 -> 2 -> 1\n"
@@ -165,6 +167,55 @@ def test_command_line(tmp_path, capsys):
     assert main([str(gold), str(misaligned)]) == 1
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and error.startswith(f"error: {gold}:10: ")
+
+
+# PREDICTED with "dog" attached to "barks" (its gold head): a tree, so the CoNLL 2018 evaluation scores it
+PREDICTED_TREE = PREDICTED[:9] + [("1", "Her", 2, "nmod"), ("2", "dog", 3, "nsubj")] + PREDICTED[11:]
+
+
+def test_a_file_of_trees_is_scored_by_the_conll_2018_evaluation(tmp_path, capsys):
+    gold = write(tmp_path / "gold.conllu", GOLD)
+    predicted = write(tmp_path / "predicted.conllu", PREDICTED_TREE)
+    # by hand: only "home" (wrong relation) and "." (wrong head) are wrong; LAS also loses "home". CLAS:
+    # the 7 gold content words (not aux, punct) against the 7 predicted ones, all right but "home"
+    assert main([str(gold), str(predicted), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed.pop("scorer").startswith("udtools.udeval")
+    assert printed == pytest.approx(
+        {"UAS": 8 / 9, "LAS": 7 / 9, "CLAS": 6 / 7, "UEM": 1 / 2, "LEM": 0.0, "invalid_trees": 0}
+    )
+    assert main([str(gold), str(predicted)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == ["UAS: 0.888889 (8/9 words)", "LAS: 0.777778 (7/9 words)", "CLAS: 0.857143 (content words)"]
+    assert lines[-2] == "scorer: UAS, LAS, CLAS by udtools.udeval (CoNLL 2018 shared task evaluation)"
+    # words left out by UPOS: the official evaluation cannot, this module's counts do
+    assert main([str(gold), str(predicted), "--json", "--exclude-upos", "PUNCT"]) == 0
+    assert json.loads(capsys.readouterr().out)["scorer"] == "seqgraph_allennlp.common.scoring"
+
+
+def test_a_disagreement_with_the_conll_2018_evaluation_is_an_error(tmp_path, capsys, monkeypatch):
+    from seqgraph_allennlp.common import scoring
+
+    gold = write(tmp_path / "gold.conllu", GOLD)
+    predicted = write(tmp_path / "predicted.conllu", PREDICTED_TREE)
+    monkeypatch.setattr(scoring, "official_scores", lambda *paths: {"UAS": 0.5, "LAS": 7 / 9, "CLAS": 6 / 7})
+    assert main([str(gold), str(predicted)]) == 1
+    assert capsys.readouterr().err == (
+        f"error: {predicted}: UAS 0.888889 here but 0.500000 by the CoNLL 2018 evaluation (udtools.udeval): "
+        "please report this file\n"
+    )
+
+
+def test_a_gold_file_the_conll_2018_evaluation_refuses_is_named_with_its_line(tmp_path, capsys):
+    # two root words in the gold file's second sentence (lines 10-14, ended by the blank line 15): this
+    # module counts it, udeval refuses it at the line that ends the sentence
+    gold = write(tmp_path / "gold.conllu", GOLD[:10] + [("1", "Her", 0, "root")] + GOLD[11:])
+    predicted = write(tmp_path / "predicted.conllu", PREDICTED_TREE)
+    assert main([str(gold), str(predicted)]) == 1
+    assert capsys.readouterr().err == (
+        f"error: {gold}:15: the CoNLL 2018 evaluation refuses it: There are multiple roots in the sentence that "
+        "ends at 15\n"
+    )
 
 
 def test_evaluate_agrees_with_the_scorer(trained_model_archive, tmp_path):

@@ -5,7 +5,7 @@ script): the same UAS and LAS on a predicted file whose heads and relations diff
 from pathlib import Path
 
 import pytest
-from udtools import udeval  # a test dependency (requirements/dev.txt)
+from udtools import udeval  # a runtime dependency (requirements/runtime.txt): the scorer reports its figures
 
 from seqgraph_allennlp.common.conllu import check_tree, parse_string, read_sentences
 from seqgraph_allennlp.common.scoring import score_files

@@ -16,19 +16,25 @@ A predicted `_` HEAD or DEPREL is wrong. The two files must hold the same senten
 (the same number of words and the same FORM each); anything else is an `AlignmentError` naming the files
 and lines.
 
-The official `conll18_ud_eval.py` refuses a predicted sentence that is not a tree with one root word (a
-cycle, several root words, a missing HEAD). This scorer scores such a file but counts those sentences
-and reports them (`trees:` line, `invalid_trees` in `--json`), and refuses it as the official script does
-with `--require-trees`. Command line:
+UAS and LAS come from the UD team's own evaluation (`udtools.udeval`, the CoNLL 2018 shared task's
+`conll18_ud_eval.py`) wherever it can score the file (`official_scores`), with its CLAS (LAS of content
+words) beside them; this module's own counts, which must agree with it, cover what it lacks: the
+file:line alignment errors, UEM and LEM, `--exclude-upos`, and files with predicted sentences that are
+not trees with one root word (a cycle, several root words, a missing HEAD), which the official script
+refuses. Such a file is scored here, those sentences counted and reported (`trees:` line,
+`invalid_trees` in `--json`), and refused as the official script does with `--require-trees`. Its MLAS
+and BLEX are left out: they compare UPOS, FEATS and LEMMA, which a prediction copies from its input file.
+Command line:
 
     python -m seqgraph_allennlp.common.scoring GOLD.conllu PRED.conllu [--json] [--require-trees]
 """
 import argparse
 import itertools
 import json
+import re
 import sys
 from dataclasses import dataclass
-from typing import Collection, Dict, Iterable, Optional, Sequence
+from typing import Any, Collection, Dict, Iterable, Optional, Sequence, Tuple
 
 from seqgraph_allennlp.common.conllu import ConlluError, ConlluSentence, find_tree_problem, read_sentences
 
@@ -161,6 +167,40 @@ def count_sentences(
     return counts
 
 
+# `score_report`'s `scorer`: the CoNLL 2018 shared task's evaluation, or this module where it cannot score
+OFFICIAL_SCORER = "udtools.udeval (CoNLL 2018 shared task evaluation)"
+OWN_SCORER = "seqgraph_allennlp.common.scoring"
+# what `official_scores` reports of udeval's metrics (F1, which is accuracy on the gold tokenisation)
+OFFICIAL_METRICS = ("UAS", "LAS", "CLAS")
+
+
+def official_scores(gold_path: str, predicted_path: str) -> Dict[str, float]:
+    """
+    UAS, LAS and CLAS (fractions) of `predicted_path` against `gold_path` by the CoNLL 2018 shared task's
+    evaluation (`udtools.udeval`). It refuses a predicted sentence that is not a tree with one root word,
+    and files whose texts differ: `ConlluError` naming the file (its message gives the line).
+    """
+    from udtools import udeval
+
+    loaded = []
+    for path in (gold_path, predicted_path):
+        try:
+            loaded.append(udeval.load_conllu_file(str(path)))
+        except udeval.UDError as error:
+            raise ConlluError(str(path), _line_of(str(error)), f"the CoNLL 2018 evaluation refuses it: {error}")
+    try:
+        scores = udeval.evaluate(*loaded)
+    except udeval.UDError as error:
+        raise AlignmentError(str(predicted_path), 0, f"the CoNLL 2018 evaluation cannot align it with {gold_path}: {error}")
+    return {metric: scores[metric].f1 for metric in OFFICIAL_METRICS}
+
+
+def _line_of(message: str) -> int:
+    """The line number in one of udeval's messages ("... at line 12", "... ends at 12"), 0 where none."""
+    found = re.search(r"\bat (?:line )?(\d+)", message)
+    return int(found.group(1)) if found else 0
+
+
 def score_files(gold_path: str, predicted_path: str, exclude_upos: Collection[str] = ()) -> Dict[str, float]:
     """
     `{"UAS", "LAS", "UEM", "LEM"}` of `predicted_path` against `gold_path` (fractions in `[0, 1]`).
@@ -181,6 +221,30 @@ def count_files(
     return counts
 
 
+def score_report(
+    gold_path: str, predicted_path: str, exclude_upos: Collection[str] = (), require_trees: bool = False
+) -> Tuple[AttachmentCounts, Dict[str, Any]]:
+    """
+    This module's counts and the scores to report: `UAS`, `LAS` and `CLAS` of the CoNLL 2018 evaluation
+    (`official_scores`) where it scores the file (every predicted sentence a tree, no `exclude_upos`),
+    this module's `UAS` and `LAS` otherwise; `UEM` and `LEM` from the counts; `scorer` says which.
+    Raises `ValueError` when this module's UAS or LAS differs from the official one.
+    """
+    counts = count_files(gold_path, predicted_path, exclude_upos, require_trees)
+    scores: Dict[str, Any] = {**counts.scores(), "scorer": OWN_SCORER}
+    if counts.invalid_trees == 0 and not exclude_upos:
+        official = official_scores(gold_path, predicted_path)
+        for metric in ("UAS", "LAS"):
+            if abs(official[metric] - scores[metric]) > 1e-9:
+                raise ValueError(
+                    f"{predicted_path}: {metric} {scores[metric]:.6f} here but {official[metric]:.6f} by the CoNLL "
+                    "2018 evaluation (udtools.udeval): please report this file"
+                )
+        own = scores
+        scores = {**official, "UEM": own["UEM"], "LEM": own["LEM"], "scorer": OFFICIAL_SCORER}
+    return counts, scores
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m seqgraph_allennlp.common.scoring",
@@ -199,22 +263,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     exclude_upos = {tag.strip() for tag in args.exclude_upos.split(",") if tag.strip()}
     try:
-        counts = count_files(args.gold, args.predicted, exclude_upos, args.require_trees)
+        counts, scores = score_report(args.gold, args.predicted, exclude_upos, args.require_trees)
     except (ValueError, OSError) as error:  # ConlluError and AlignmentError are ValueErrors
         print(f"error: {error}", file=sys.stderr)
         return 1
-    scores = counts.scores()
     if args.json:
         print(json.dumps({**scores, "invalid_trees": counts.invalid_trees}))
         return 0
-    word_counts = {"UAS": counts.unlabeled_correct, "LAS": counts.labeled_correct}
-    sentence_counts = {"UEM": counts.unlabeled_exact, "LEM": counts.labeled_exact}
+    details = {
+        "UAS": f"{counts.unlabeled_correct}/{counts.words} words",
+        "LAS": f"{counts.labeled_correct}/{counts.words} words",
+        "CLAS": "content words",
+        "UEM": f"{counts.unlabeled_exact}/{counts.sentences} sentences",
+        "LEM": f"{counts.labeled_exact}/{counts.sentences} sentences",
+    }
     for name, value in scores.items():
-        if name in word_counts:
-            detail = f"{word_counts[name]}/{counts.words} words"
-        else:
-            detail = f"{sentence_counts[name]}/{counts.sentences} sentences"
-        print(f"{name}: {value:.6f} ({detail})")
+        if name != "scorer":
+            print(f"{name}: {value:.6f} ({details[name]})")
+    print(f"scorer: UAS, LAS{', CLAS' if 'CLAS' in scores else ''} by {scores['scorer']}")
     if counts.invalid_trees:
         print(f"trees: {counts.invalid_trees} of {counts.sentences} predicted sentences are not trees with one root "
               f"word (the official CoNLL 2018 script refuses such a file); the first: {counts.first_invalid_tree}")
