@@ -112,6 +112,9 @@ def main() -> None:
     parser.add_argument("--overrides", default="", help="dotted overrides as for allennlp -o")
     parser.add_argument("--summarise", metavar="RAW_PROFILE", help="summarise a py-spy raw profile and exit")
     parser.add_argument("--phases", action="store_true", help="also print the seconds of each phase")
+    parser.add_argument("--autocast", action="store_true",
+                        help="run the model's whole forward pass under torch.autocast in bfloat16 (mixed precision "
+                        "beyond the shipped BiLSTM-only bfloat16_training; for measuring, not a shipped option)")
     parser.add_argument("--operators", type=int, metavar="N", default=0,
                         help="also profile the sample with torch.profiler and print its N costliest operators "
                         "(self CPU time, forward and backward)")
@@ -152,6 +155,14 @@ def main() -> None:
     sample = all_batches[: len(all_batches) - args.tail][args.every // 2:: args.every]
     if args.phases:
         time_phases()
+    if args.autocast:
+        forward = model.forward
+
+        def autocast_forward(*inputs, **kwargs):
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                return forward(*inputs, **kwargs)
+
+        model.forward = autocast_forward
     model.train()
     train_batches(model, optimizer, sample[:2], grad_norm)  # warm-up
     seconds = []
