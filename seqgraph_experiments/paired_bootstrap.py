@@ -11,16 +11,20 @@ docs/RESULTS.md ("Paired bootstrap").
         experiments/ewt_converged/biaffine_mst_mpnet/test_predictions.conllu \\
         --names coach_valid_mpnet biaffine_mst_mpnet --name ewt_mpnet
 
+A prediction may also be the gzipped copy that the runner keeps beside a row's results JSON
+(`results/<section>/<run>.test.conllu.gz`), which outlives the run's directory.
+
 It measures how much the test sentences alone could move the difference, for these two trained models. It
 says nothing of the training seed's share of the spread, which only more training runs measure.
 """
 import argparse
+import gzip
 from pathlib import Path
 from typing import Dict, List, Sequence
 
 import numpy
 
-from seqgraph_allennlp.common.conllu import read_sentences
+from seqgraph_allennlp.common.conllu import parse_lines, read_sentences
 from seqgraph_allennlp.common.scoring import count_sentences
 from seqgraph_experiments import RESULTS
 from seqgraph_experiments.provenance import sha256, stamp
@@ -29,12 +33,20 @@ from seqgraph_experiments.results import write_json
 OUT = RESULTS / "significance"
 
 
+def read_predictions(path: str) -> List:
+    """The sentences of a CoNLL-U file, or of a gzipped one (`results/<section>/<run>.test.conllu.gz`)."""
+    if not path.endswith(".gz"):
+        return list(read_sentences(path))
+    with gzip.open(path, "rt", encoding="utf-8-sig") as conllu_file:
+        return list(parse_lines(conllu_file, path))
+
+
 def sentence_counts(gold_path: str, predicted_path: str) -> numpy.ndarray:
     """
     `(sentences, 3)`: the words, the words with the right head and the words with the right head and
     universal relation of each sentence, aligned as `seqgraph_allennlp.common.scoring` aligns them.
     """
-    golds, predictions = list(read_sentences(gold_path)), list(read_sentences(predicted_path))
+    golds, predictions = list(read_sentences(gold_path)), read_predictions(predicted_path)
     # the scorer over the whole files refuses files that do not align, sentence counts included
     count_sentences(golds, predictions, str(gold_path), str(predicted_path))
     rows = []

@@ -5,9 +5,11 @@ interruption), `allennlp evaluate` on test, the test predictions scored with the
 the run's results JSON (settings, data and their sha256, budget, learning curve, scores, time, memory,
 provenance) under results/<section>/<row>.json.
 """
+import gzip
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -57,7 +59,10 @@ def score_predictions(archive: Path, test_file: Path, out: Path, env: Dict[str, 
     run(commands.predict_conllu(archive, test_file, predictions, batch_size=64), out / "predict.log", env)
     counts, every_word = score_report(str(test_file), str(predictions))
     no_punctuation = score_files(str(test_file), str(predictions), PUNCTUATION_UPOS)
+    kept = keep_predictions(predictions, out)
     return {
+        # committed beside the results JSON: later comparisons (scripts/paired_bootstrap.py) need no model
+        "test_predictions": {"path": str(kept.relative_to(ROOT)), "sha256": sha256(kept)},
         "test_sentences": counts.sentences,
         # invalid_trees: predicted sentences that are not trees with one root word (0 for a valid file);
         # CLAS and the scorer's name where the CoNLL 2018 evaluation scored it (every sentence a tree)
@@ -65,6 +70,20 @@ def score_predictions(archive: Path, test_file: Path, out: Path, env: Dict[str, 
                         "invalid_trees": counts.invalid_trees},
         "test_without_punctuation": {key: no_punctuation[key] for key in ("UAS", "LAS")},
     }
+
+
+def keep_predictions(predictions: Path, out: Path) -> Path:
+    """
+    Copies a run's test predictions (`experiments/<section>/<run>/test_predictions.conllu`) to
+    `results/<section>/<run>.test.conllu.gz`, gzipped (about 0.3 MB for EWT test), where they outlive the
+    run's directory; returns that path.
+    """
+    kept = RESULTS / out.parent.name / f"{out.name}.test.conllu.gz"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    # mtime 0: the same predictions give the same bytes
+    with open(predictions, "rb") as source, gzip.GzipFile(kept, "wb", mtime=0) as target:
+        shutil.copyfileobj(source, target)
+    return kept
 
 
 def config_at_commit(commit: str, config: str, overrides: Dict, ext_vars: Dict[str, str]) -> Dict:
@@ -103,7 +122,8 @@ def record_encoder(result: Dict) -> Dict:
 def rescore(treebank: Optional[str]) -> None:
     """
     Adds to results JSONs what runs made before it was recorded lack: the encoder's settings (`used.encoder`,
-    from the config at the run's commit) and the scorer's figures (from the run's model archive).
+    from the config at the run's commit) and the scorer's figures, with the CoNLL 2018 script's name and CLAS
+    and the kept test predictions (from the run's model archive, where it is still there).
     """
     for result_path in sorted(RESULTS.glob(f"{treebank or '*'}/*.json")):
         result = read_json(result_path)
@@ -112,7 +132,7 @@ def rescore(treebank: Optional[str]) -> None:
         if "encoder" not in result.get("used", {}):
             result.setdefault("used", {})["encoder"] = record_encoder(result)
             write_json(result_path, result)
-        if "test_without_punctuation" in result:
+        if "test_without_punctuation" in result and "scorer" in result.get("test_scorer", {}):
             continue
         out = RUNS / section_of(result) / run_name(result["row"], result.get("seed", 0))
         test_file = Path(result["splits"]["test"]["path"])

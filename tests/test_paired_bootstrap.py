@@ -44,6 +44,17 @@ def test_a_wrong_head_counts_against_its_sentence_only(tmp_path):
     assert (gold[:, 1] - table[:, 1]).tolist() == [0, 1] + [0] * (len(table) - 2)
 
 
+def test_the_gzipped_predictions_a_run_keeps_count_as_the_file_itself(tmp_path):
+    import gzip
+
+    predicted = with_heads_changed(tmp_path, {1, 3})
+    kept = tmp_path / "row.test.conllu.gz"
+    kept.write_bytes(gzip.compress(predicted.read_bytes()))
+    table = sentence_counts(str(GOLD), str(kept))
+    assert numpy.array_equal(table, sentence_counts(str(GOLD), str(predicted)))
+    assert (table[:, 1] < table[:, 0]).sum() == 2
+
+
 def test_predictions_of_another_file_are_refused(tmp_path):
     shorter = tmp_path / "shorter.conllu"
     shorter.write_text(GOLD.read_text(encoding="utf-8").split("\n\n")[0] + "\n\n", encoding="utf-8")

@@ -261,6 +261,7 @@ def test_a_copy_of_the_tree_without_git_names_its_commit_from_the_environment(tm
 
 
 def test_scoring_a_runs_predictions_counts_the_test_sentences_once(tmp_path, monkeypatch):
+    import gzip
     import shutil
 
     from seqgraph_experiments import runner
@@ -271,13 +272,22 @@ def test_scoring_a_runs_predictions_counts_the_test_sentences_once(tmp_path, mon
     def predict(command, log_path, env, pid_file=None):
         # stands in for `allennlp predict`: the predictions are the gold file
         commands_run.append(command)
-        shutil.copy(gold, tmp_path / "test_predictions.conllu")
+        shutil.copy(gold, out / "test_predictions.conllu")
         return 1.0, 1
 
     monkeypatch.setattr(runner, "run", predict)
-    scores = runner.score_predictions(tmp_path / "model.tar.gz", gold, tmp_path, {})
+    results = tmp_path / "results"
+    monkeypatch.setattr(runner, "RESULTS", results)
+    monkeypatch.setattr(runner, "ROOT", tmp_path)
+    out = tmp_path / "section" / "row.seed2"
+    out.mkdir(parents=True)
+    scores = runner.score_predictions(tmp_path / "model.tar.gz", gold, out, {})
     assert len(commands_run) == 1
     assert scores["test_sentences"] == 6
+    # the predictions are kept, gzipped, where results/<section>/<run>.json goes
+    kept = results / "section" / "row.seed2.test.conllu.gz"
+    assert scores["test_predictions"]["path"] == "results/section/row.seed2.test.conllu.gz"
+    assert gzip.decompress(kept.read_bytes()) == gold.read_bytes()
     # every predicted sentence is a tree: the CoNLL 2018 evaluation gives the figures, and names itself
     assert scores["test_scorer"] == {"UAS": 1.0, "LAS": 1.0, "CLAS": 1.0, "invalid_trees": 0,
                                      "scorer": "udtools.udeval (CoNLL 2018 shared task evaluation)"}
