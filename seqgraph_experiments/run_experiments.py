@@ -55,9 +55,10 @@ def main() -> None:
     parser.add_argument("--force", action="store_true", help="rerun rows that have results")
     parser.add_argument("--regenerate", action="store_true", help="only rewrite docs/RESULTS.md")
     parser.add_argument("--rescore", action="store_true",
-                        help="add what older results lack (of --treebank, or all): the encoder's settings, "
-                        "from the config at the run's commit, and the scorer's test figures (with and "
-                        "without punctuation); then rewrite docs/RESULTS.md")
+                        help="add what older results lack (of --section, else of --treebank's section, or all): "
+                        "the encoder's settings, from the config at the run's commit, and the scorer's test "
+                        "figures (with and without punctuation, the CoNLL 2018 script's CLAS) and kept "
+                        "predictions where the run's archive is left; then rewrite docs/RESULTS.md")
     parser.add_argument("--threads", type=int, default=None, help="torch threads per run (OMP_NUM_THREADS)")
     parser.add_argument("--seeds", default="0",
                         help="comma-separated seeds, each row trained once per seed (default: 0, AllenNLP's own "
@@ -70,7 +71,7 @@ def main() -> None:
     if args.threads:
         os.environ["OMP_NUM_THREADS"] = str(args.threads)
     if args.rescore:
-        rescore(args.treebank)
+        rescore(args.section or args.treebank)
     elif not args.regenerate:
         for preset in args.preset:
             args.rows += [row for row in PRESETS[preset] if row not in args.rows]

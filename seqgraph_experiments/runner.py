@@ -119,13 +119,13 @@ def record_encoder(result: Dict) -> Dict:
     return {**encoder_settings(model), "source": f"backfilled from {result['config']} at {commit[:7]}{uncommitted}"}
 
 
-def rescore(treebank: Optional[str]) -> None:
+def rescore(section: Optional[str]) -> None:
     """
     Adds to results JSONs what runs made before it was recorded lack: the encoder's settings (`used.encoder`,
     from the config at the run's commit) and the scorer's figures, with the CoNLL 2018 script's name and CLAS
     and the kept test predictions (from the run's model archive, where it is still there).
     """
-    for result_path in sorted(RESULTS.glob(f"{treebank or '*'}/*.json")):
+    for result_path in sorted(RESULTS.glob(f"{section or '*'}/*.json")):
         result = read_json(result_path)
         if "row" not in result:
             continue
