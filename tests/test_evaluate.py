@@ -206,15 +206,22 @@ def test_a_disagreement_with_the_conll_2018_evaluation_is_an_error(tmp_path, cap
     )
 
 
-def test_a_gold_file_the_conll_2018_evaluation_refuses_is_named_with_its_line(tmp_path, capsys):
-    # two root words in the gold file's second sentence (lines 10-14, ended by the blank line 15): this
-    # module counts it, udeval refuses it at the line that ends the sentence
+def test_a_gold_file_the_conll_2018_evaluation_refuses_is_scored_by_this_module_and_named(tmp_path, capsys):
+    # two root words in the gold file's second sentence (lines 10-14, ended by the blank line 15): udeval
+    # refuses it at the line that ends the sentence; this module's counts score it, and say why
     gold = write(tmp_path / "gold.conllu", GOLD[:10] + [("1", "Her", 0, "root")] + GOLD[11:])
     predicted = write(tmp_path / "predicted.conllu", PREDICTED_TREE)
-    assert main([str(gold), str(predicted)]) == 1
-    assert capsys.readouterr().err == (
-        f"error: {gold}:15: the CoNLL 2018 evaluation refuses it: There are multiple roots in the sentence that "
-        "ends at 15\n"
+    refusal = (
+        f"{gold}:15: the CoNLL 2018 evaluation refuses it: There are multiple roots in the sentence that ends at 15"
+    )
+    assert main([str(gold), str(predicted), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["scorer"] == "seqgraph_allennlp.common.scoring" and printed["official_refused"] == refusal
+    # "Her" now differs from the gold root: 7 of 9 heads right
+    assert printed["UAS"] == pytest.approx(7 / 9) and "CLAS" not in printed
+    assert main([str(gold), str(predicted)]) == 0
+    assert f"scorer: UAS, LAS by seqgraph_allennlp.common.scoring (the CoNLL 2018 evaluation refuses the files: {refusal})" in (
+        capsys.readouterr().out.splitlines()
     )
 
 

@@ -191,7 +191,10 @@ def official_scores(gold_path: str, predicted_path: str) -> Dict[str, float]:
     try:
         scores = udeval.evaluate(*loaded)
     except udeval.UDError as error:
-        raise AlignmentError(str(predicted_path), 0, f"the CoNLL 2018 evaluation cannot align it with {gold_path}: {error}")
+        raise AlignmentError(
+            str(predicted_path), _line_of(str(error)) or 1,
+            f"the CoNLL 2018 evaluation cannot align it with {gold_path}: {error}",
+        )
     return {metric: scores[metric].f1 for metric in OFFICIAL_METRICS}
 
 
@@ -226,14 +229,19 @@ def score_report(
 ) -> Tuple[AttachmentCounts, Dict[str, Any]]:
     """
     This module's counts and the scores to report: `UAS`, `LAS` and `CLAS` of the CoNLL 2018 evaluation
-    (`official_scores`) where it scores the file (every predicted sentence a tree, no `exclude_upos`),
-    this module's `UAS` and `LAS` otherwise; `UEM` and `LEM` from the counts; `scorer` says which.
-    Raises `ValueError` when this module's UAS or LAS differs from the official one.
+    (`official_scores`) where it scores the files (every predicted sentence a tree, no `exclude_upos`),
+    this module's `UAS` and `LAS` otherwise; `UEM` and `LEM` from the counts; `scorer` says which, and
+    `official_refused` why the official evaluation refused files this module could score (e.g. a gold
+    sentence with two root words). Raises `ValueError` when this module's UAS or LAS differs from the
+    official one.
     """
     counts = count_files(gold_path, predicted_path, exclude_upos, require_trees)
     scores: Dict[str, Any] = {**counts.scores(), "scorer": OWN_SCORER}
     if counts.invalid_trees == 0 and not exclude_upos:
-        official = official_scores(gold_path, predicted_path)
+        try:
+            official = official_scores(gold_path, predicted_path)
+        except ConlluError as refusal:
+            return counts, {**scores, "official_refused": str(refusal)}
         for metric in ("UAS", "LAS"):
             if abs(official[metric] - scores[metric]) > 1e-9:
                 raise ValueError(
@@ -278,9 +286,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "LEM": f"{counts.labeled_exact}/{counts.sentences} sentences",
     }
     for name, value in scores.items():
-        if name != "scorer":
+        if name in details:
             print(f"{name}: {value:.6f} ({details[name]})")
-    print(f"scorer: UAS, LAS{', CLAS' if 'CLAS' in scores else ''} by {scores['scorer']}")
+    refused = f" (the CoNLL 2018 evaluation refuses the files: {scores['official_refused']})" if "official_refused" in scores else ""
+    print(f"scorer: UAS, LAS{', CLAS' if 'CLAS' in scores else ''} by {scores['scorer']}{refused}")
     if counts.invalid_trees:
         print(f"trees: {counts.invalid_trees} of {counts.sentences} predicted sentences are not trees with one root "
               f"word (the official CoNLL 2018 script refuses such a file); the first: {counts.first_invalid_tree}")
