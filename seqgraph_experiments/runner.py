@@ -66,8 +66,10 @@ def score_predictions(archive: Path, test_file: Path, out: Path, env: Dict[str, 
         "test_sentences": counts.sentences,
         # invalid_trees: predicted sentences that are not trees with one root word (0 for a valid file);
         # CLAS and the scorer's name where the CoNLL 2018 evaluation scored it (every sentence a tree)
-        "test_scorer": {**{key: every_word[key] for key in ("UAS", "LAS", "CLAS", "scorer", "official_refused") if key in every_word},
-                        "invalid_trees": counts.invalid_trees},
+        "test_scorer": {
+            **{key: value for key, value in every_word.items() if key not in ("UEM", "LEM")},
+            "invalid_trees": counts.invalid_trees,
+        },
         "test_without_punctuation": {key: no_punctuation[key] for key in ("UAS", "LAS")},
     }
 

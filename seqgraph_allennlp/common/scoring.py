@@ -288,7 +288,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for name, value in scores.items():
         if name in details:
             print(f"{name}: {value:.6f} ({details[name]})")
-    refused = f" (the CoNLL 2018 evaluation refuses the files: {scores['official_refused']})" if "official_refused" in scores else ""
+    refused = ""
+    if "official_refused" in scores:
+        refused = f" (the CoNLL 2018 evaluation refuses the files: {scores['official_refused']})"
     print(f"scorer: UAS, LAS{', CLAS' if 'CLAS' in scores else ''} by {scores['scorer']}{refused}")
     if counts.invalid_trees:
         print(f"trees: {counts.invalid_trees} of {counts.sentences} predicted sentences are not trees with one root "
