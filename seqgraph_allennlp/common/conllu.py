@@ -9,6 +9,12 @@ that are not guaranteed to serialise back to the same bytes, and accepts two spa
 separator). So sentences are split here line by line and their raw lines kept, and only single values go
 through the `conllu` package's own value parsers (ID, HEAD, comments).
 
+Why not the UD validator (`udtools`' `udvalidate`, installed with the project): it checks a treebank
+against UD's guidelines (allowed relations, features, punctuation attachment, ...) and lists every issue of
+a file, where a parser must accept any well-formed file and stop at its first malformed line with one
+`file:line` error. What only repeats the CoNLL 2018 evaluation (UAS, LAS) is taken from it instead
+(`seqgraph_allennlp.common.scoring`).
+
 Conventions: a sentence of `N` words has word ids `1..N`; heads are word ids with `0` the root, as in the
 file. Multiword-token ranges (`3-4`) and empty nodes (`8.1`) are kept in `ConlluSentence.lines` for writing
 but are not words.
