@@ -248,8 +248,7 @@ def score_report(
                     f"{predicted_path}: {metric} {scores[metric]:.6f} here but {official[metric]:.6f} by the CoNLL "
                     "2018 evaluation (udtools.udeval): please report this file"
                 )
-        own = scores
-        scores = {**official, "UEM": own["UEM"], "LEM": own["LEM"], "scorer": OFFICIAL_SCORER}
+        scores = {**official, "UEM": scores["UEM"], "LEM": scores["LEM"], "scorer": OFFICIAL_SCORER}
     return counts, scores
 
 
