@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Dict, List
 
 import torch
@@ -75,6 +76,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("rows", nargs="*", default=DEFAULT_CONFIGS,
                         help=f"shipped config names or NAME=CONFIG@{{dotted overrides}} (default: {' '.join(DEFAULT_CONFIGS)})")
+    parser.add_argument("--output", default=str(RESULT),
+                        help="where the JSON goes, so that a later run does not replace an earlier one's rows "
+                             f"(default: {RESULT.relative_to(ROOT)})")
     args = parser.parse_args()
     for spec in args.rows:  # every row checked before the first one trains
         parse_row(spec)
@@ -92,7 +96,7 @@ def main() -> None:
         "machine": {**machine(), "torch": torch.__version__, "torch_threads": torch.get_num_threads()},
     }
     print("\n".join(table(result)))
-    print(f"wrote {write_json(RESULT, result)}")
+    print(f"wrote {write_json(Path(args.output), result)}")
 
 
 if __name__ == "__main__":
