@@ -30,12 +30,15 @@ def objective(result: Dict) -> str:
     """
     The training objective of a row, in a few words, from the config the run really used. Every model
     here also trains its label classifier (cross-entropy on the gold relations, through the shared
-    encoder) unless `predict_labels` is off: "+ labels".
+    encoder) unless `predict_labels` is off: "+ labels"; one with a UPOS tagger (`predict_upos`) "+ UPOS"
+    (results written before the runner recorded `predict_upos` show it by their test UPOS accuracy).
     """
     model = result.get("used", {}).get("model")
     if not model:
         return "not recorded"
     labels = " + labels" if model.get("predict_labels", True) else ""
+    if model.get("predict_upos", "UPOS" in result.get("test", {})):
+        labels += " + UPOS"
     if model.get("type") != "seqgraph_parser":
         return "per-word head softmax (D&M)" + labels
     support = "KL, Eq. 5 over all V x V edges" if model.get("policy_support") == "all" else "KL, valid edges"

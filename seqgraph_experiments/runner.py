@@ -302,7 +302,8 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: 
             "batch_size": used_config["data_loader"].get("batch_sampler", {}).get("batch_size"),
             "model": {key: used_config["model"].get(key) for key in
                       ("type", "recurrent", "policy_support", "head_selection_weight", "predict_labels",
-                       "oracle", "roll_in", "decoder") if key in used_config["model"]},
+                       "predict_upos", "upos_loss_weight", "oracle", "roll_in", "decoder")
+                      if key in used_config["model"]},
             "encoder": encoder_settings(used_config["model"]),
         },
         "epochs_done": metrics.get("epoch", -1) + 1,

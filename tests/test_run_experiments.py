@@ -96,6 +96,12 @@ def test_report_is_generated_from_the_results(tmp_path):
     write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
     welsh = (tmp_path / "docs" / "RESULTS.md").read_text().split("## welsh\n")[1].split("## welsh_table3")[0]
     assert "against the gold column): coach_valid_upos 90.41.\n" in welsh
+    # its objective says it tags: from the recorded predict_upos, else (older results) from its test UPOS
+    assert "| coach_valid_upos | `coach_valid_upos` |  | not recorded | KL, valid edges + 1 x head selection + labels + UPOS |" in welsh
+    tagger["used"] = {"model": {**result["used"]["model"], "predict_upos": False}}
+    (tmp_path / "results" / "welsh" / "coach_valid_upos.json").write_text(json.dumps(tagger))
+    write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
+    assert "head selection + labels | " in (tmp_path / "docs" / "RESULTS.md").read_text().split("| coach_valid_upos |")[1].split("\n")[0]
 
 
 def test_table3_preset_covers_the_papers_nine_rows_and_reproduces_them():
