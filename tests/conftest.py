@@ -66,7 +66,10 @@ def batch_and_vocab():
     from seqgraph_allennlp.dataset_readers import SeqGraphUDReader
 
     instances = list(SeqGraphUDReader().read(str(FIXTURES / "conllu" / "en_small.conllu")))
-    vocab = Vocabulary.from_instances(instances, non_padded_namespaces=["*labels", "head_index_tags"])
+    # the vocabulary also has the "upos" namespace, which a config with the UPOS tagger (coach_valid) needs;
+    # the batch has no gold UPOS, so that any model takes it
+    tagged = SeqGraphUDReader(upos_targets=True).read(str(FIXTURES / "conllu" / "en_small.conllu"))
+    vocab = Vocabulary.from_instances(tagged, non_padded_namespaces=["*labels", "head_index_tags"])
     batch = Batch(instances)
     batch.index_instances(vocab)
     return batch.as_tensor_dict(), vocab
@@ -94,6 +97,10 @@ def trained_model_archive(tmp_path_factory):
         "test_data_path": data,
         "trainer.num_epochs": 1,
         "model.recurrent_weight.max_sentence_length": TRAINED_MODEL_MAX_SENTENCE_LENGTH,
+        # without coach_valid's UPOS tagger, as coach_valid_mpnet has none: the predictor's tests read a
+        # model whose output has no predicted_upos (tests/test_upos_tagger.py trains its own tagged one)
+        "dataset_reader.upos_targets": False,
+        "model.predict_upos": False,
     }
     train_model_from_file(
         str(FIXTURES / "configs" / "coach_valid.jsonnet"),

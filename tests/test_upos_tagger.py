@@ -33,6 +33,9 @@ NON_PADDED = ["*labels", "head_index_tags"]
 SPECIAL = {"@@PADDING@@", "@@UNKNOWN@@"}
 TEXT = "The cat sat on the mat. Then it left!"
 
+# coach_valid without its UPOS tagger (README, "UPOS tagger")
+NO_TAGGER = '{"dataset_reader.upos_targets": false, "model.predict_upos": false}'
+
 
 def without(tensors: dict, *names: str) -> dict:
     return {key: value for key, value in tensors.items() if key not in names}
@@ -133,7 +136,7 @@ class TestUposTagger(ModelTestCase):
         # the tagger's modules are built last: a seed gives the parser the same start either way, so that
         # runs with and without the tagger compare
         self.set_up()
-        params = Params.from_file(str(CONFIGS / "coach_valid.jsonnet"))
+        params = Params.from_file(str(CONFIGS / "coach_valid.jsonnet"), NO_TAGGER)
         torch.manual_seed(13)
         plain = Model.from_params(vocab=self.vocab, params=params["model"])
         torch.manual_seed(13)
@@ -188,18 +191,25 @@ def test_the_seqgraph_parameter_and_the_shipped_configs(tmp_path):
         str(shipped), '{"model.upos_loss_weight": 0.5}'
     ).as_dict()
     tagged = Params.from_file(str(shipped)).as_flat_dict()
-    plain = Params.from_file(str(ROOT / "training_config" / "coach_valid.jsonnet")).as_flat_dict()
+    recommended = ROOT / "training_config" / "coach_valid.jsonnet"
+    # the recommended config has the tagger: coach_valid_upos is the same config under its older name
+    assert Params.from_file(str(recommended)).as_flat_dict() == tagged
+    # the overrides that README and common.libsonnet give take it away, and nothing else
+    plain = Params.from_file(str(recommended), NO_TAGGER).as_flat_dict()
     assert {key for key in set(tagged) | set(plain) if tagged.get(key) != plain.get(key)} == {
-        "dataset_reader.upos_targets", "model.predict_upos", "model.upos_loss_weight"
+        "dataset_reader.upos_targets", "model.predict_upos"
     }
-    # off by default: no shipped config but coach_valid_upos has it
-    for name in ("coach_valid", "coach_valid_paper", "one_step", "uniform", "annealed", "biaffine_mst"):
+    # off by default: no shipped config but coach_valid (and coach_valid_upos) has it; the English model's
+    # config keeps none, as its row was trained
+    for name in ("coach_valid_paper", "one_step", "uniform", "annealed", "biaffine_mst"):
         flat = Params.from_file(str(ROOT / "training_config" / f"{name}.jsonnet")).as_flat_dict()
         assert not any("upos" in key for key in flat), name
     # the dotted overrides of common.libsonnet's comment give the same config
     overrides = '{"dataset_reader.upos_targets": true, "model.predict_upos": true, "model.upos_loss_weight": 1.0}'
-    switched_on = Params.from_file(str(ROOT / "training_config" / "coach_valid.jsonnet"), overrides)
-    assert switched_on.as_flat_dict() == tagged
+    switched_on = Params.from_file(str(ROOT / "training_config" / "one_step.jsonnet"), overrides).as_flat_dict()
+    assert switched_on["model.predict_upos"] and switched_on["dataset_reader.upos_targets"]
+    # and name exactly what the recommended config has on
+    assert Params.from_file(str(recommended), overrides).as_flat_dict() == tagged
 
 
 # -------------------------------------------------------------------------------------------------------
@@ -234,7 +244,7 @@ def untagged_model_and_reader():
     reader = SeqGraphUDReader()
     vocab = Vocabulary.from_instances(list(reader.read(str(DATA))), non_padded_namespaces=NON_PADDED)
     torch.manual_seed(0)
-    params = Params.from_file(str(CONFIGS / "coach_valid.jsonnet"))
+    params = Params.from_file(str(CONFIGS / "coach_valid.jsonnet"), NO_TAGGER)
     return Model.from_params(vocab=vocab, params=params["model"]), reader
 
 

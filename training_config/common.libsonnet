@@ -98,6 +98,13 @@
     dataset_reader+: { upos_targets: true },
     model+: { predict_upos: true, upos_loss_weight: weight },
   },
+  // The same config without the tagger: for configs whose rows were measured without it
+  // (coach_valid_mpnet.jsonnet), and to reproduce the coach_valid rows trained before it was on (commits
+  // before 2026-11-25): -o '{"dataset_reader.upos_targets": false, "model.predict_upos": false}'
+  no_upos_tagger:: {
+    dataset_reader+: { upos_targets: false },
+    model+: { predict_upos: false },
+  },
 
   // The sequential graph parser with the given training policy. policy_support: 'valid' normalises the
   // policy over the valid edges of each state, 'all' is the paper's equation 5 over all V x V edges;
