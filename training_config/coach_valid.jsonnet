@@ -8,7 +8,7 @@
 // steps per sentence instead of 22.3); one edge per step: -o '{"model.tau": null}'.
 // It tags UPOS with a head on the shared encoder, trained with the parser (weight 1.0), so that raw text gets
 // a UPOS column; chosen on dev: on EWT at convergence (results/ewt_converged/coach_valid_upos.json against
-// coach_valid.json) best dev UAS 87.09 with it against 86.55 without, and on Welsh-CCG over three seeds
+// coach_valid.json) best dev UAS 87.23 with it against 86.55 without, and on Welsh-CCG over three seeds
 // (welsh_seeds) test UAS 81.24 +- 0.51 with it against 80.77 +- 0.32. It needs a UPOS on every training
 // word; without it: -o '{"dataset_reader.upos_targets": false, "model.predict_upos": false}' (how the
 // coach_valid rows trained before 2026-11-25 ran).
