@@ -10,7 +10,9 @@ from allennlp.common import Params
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import Batch, DatasetReader, Vocabulary
 from allennlp.data.data_loaders import MultiProcessDataLoader
+from allennlp.data.fields import SequenceLabelField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenCharactersIndexer
+from allennlp.data.tokenizers import Token
 from allennlp.models import Model
 
 from seqgraph_allennlp.common.conllu import (
@@ -127,6 +129,25 @@ def test_upos_targets_option():
     both = list(SeqGraphUDReader(pos_tags="upos", upos_targets=True).read(EN_SMALL))[1]
     assert both["pos_tags"]._label_namespace == "pos"
     assert labels(both, "pos_tags") == labels(both, "upos_tags")
+
+
+def test_pos_namespaces_are_padded_without_allennlps_namespace_warning(caplog, monkeypatch):
+    # AllenNLP warns once per process and namespace: forget earlier warnings so that this test can fail
+    monkeypatch.setattr(SequenceLabelField, "_already_warned_namespaces", set())
+    with caplog.at_level(logging.WARNING):
+        instance = read(SeqGraphUDReader(pos_tags="upos", upos_targets=True), "en_small.conllu")[1]
+    assert not [record for record in caplog.records if "label namespace" in record.getMessage()]
+    # the namespaces are padded on purpose: a tag unseen in training indexes to the unknown entry
+    vocab = Vocabulary()
+    vocab.add_tokens_to_namespace(["PRON"], "upos")
+    vocab.add_tokens_to_namespace(["PRON"], "pos")
+    for name, namespace in (("upos_tags", "upos"), ("pos_tags", "pos")):
+        instance[name].index(vocab)
+        unknown = vocab.get_token_index(vocab._oov_token, namespace)
+        assert instance[name]._indexed_labels[:3] == [vocab.get_token_index("PRON", namespace), unknown, unknown]
+    # the plain field would have logged it (the test's premise)
+    SequenceLabelField(["PRON"], TextField([Token("I")]), label_namespace="upos")
+    assert [record for record in caplog.records if "label namespace was 'upos'" in record.getMessage()]
 
 
 def test_no_upos_targets_for_a_sentence_without_upos():

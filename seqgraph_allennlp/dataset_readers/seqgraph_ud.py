@@ -17,6 +17,20 @@ logger = logging.getLogger(__name__)
 POS_TAG_COLUMNS = ("upos", "xpos")
 
 
+class PaddedSequenceLabelField(SequenceLabelField):
+    """
+    A `SequenceLabelField` whose namespace is padded on purpose (`"pos"`, `"upos"`, as in allennlp-models'
+    `universal_dependencies` reader): a tag that training never saw indexes to the unknown entry, so a test
+    file with a rare tag (`X`, `SYM`) is still read, where a non-padded namespace (one ending in `labels`
+    or `tags`) fails with a `KeyError`. AllenNLP logs a warning recommending such a namespace the first time
+    it meets another; the choice is deliberate here, so the warning is not logged. Renaming the namespace
+    would also orphan the vocabulary of every archive trained so far.
+    """
+
+    def _maybe_warn_for_namespace(self, label_namespace: str) -> None:
+        pass
+
+
 @DatasetReader.register("seqgraph_ud")
 class SeqGraphUDReader(DatasetReader):
     """
@@ -184,7 +198,7 @@ class SeqGraphUDReader(DatasetReader):
         text_field = TextField([Token(word) for word in words])
         fields["words"] = text_field
         if pos_tags is not None:
-            fields["pos_tags"] = SequenceLabelField(pos_tags, text_field, label_namespace="pos")
+            fields["pos_tags"] = PaddedSequenceLabelField(pos_tags, text_field, label_namespace="pos")
         if heads is not None:
             # As in allennlp-models, the root gets no dummy label: head index 0 with its own relation.
             fields["head_tags"] = SequenceLabelField(
@@ -194,7 +208,7 @@ class SeqGraphUDReader(DatasetReader):
                 list(heads), text_field, label_namespace="head_index_tags"
             )
         if upos_tags is not None:
-            fields["upos_tags"] = SequenceLabelField(list(upos_tags), text_field, label_namespace="upos")
+            fields["upos_tags"] = PaddedSequenceLabelField(list(upos_tags), text_field, label_namespace="upos")
         fields["metadata"] = MetadataField(
             {
                 "words": list(words),
