@@ -20,6 +20,7 @@ on a quiet machine; the JSON records the machine and the torch threads.
 import argparse
 import json
 import shlex
+import statistics
 import subprocess
 import time
 from pathlib import Path
@@ -73,11 +74,13 @@ def one_sentence_file(conllu: str) -> Path:
 
 
 def cli_parse_speed(archive_path: str, conllu: str, sentences: int, predictor_args: str = "{}",
-                    overrides: str = "") -> Dict:
+                    overrides: str = "", repeats: int = 3) -> Dict:
     """
     `allennlp predict --batch-size 64` on a CoNLL-U file as a user runs it, and the same command on a
     one-sentence file: the difference is the parsing time, the one-sentence command the start-up (Python,
-    imports, model loading). Every predicted sentence is checked to be a tree.
+    imports, model loading). Both commands run `repeats` times, alternating, and the medians are reported:
+    one run of either varies by about a second on two cores, a tenth of the parsing time. Every predicted
+    sentence is checked to be a tree.
     """
     out = RUNS / "speed_predict.conllu"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -93,12 +96,16 @@ def cli_parse_speed(archive_path: str, conllu: str, sentences: int, predictor_ar
 
     one_sentence = one_sentence_file(conllu)
     timed(one_sentence)  # warm-up: the first command of a session also fills the file cache
-    startup = timed(one_sentence)
-    seconds = timed(conllu)
+    startups, runs = [], []
+    for _ in range(repeats):
+        startups.append(timed(one_sentence))
+        runs.append(timed(conllu))
+    startup, seconds = statistics.median(startups), statistics.median(runs)
     trees = count_trees(out)
     return {"command": shlex.join(command(conllu)[1:]), "seconds": seconds, "startup_seconds": startup,
             "sentences_per_second": sentences / seconds,
             "sentences_per_second_without_startup": sentences / (seconds - startup),
+            "repeats": repeats, "all_seconds": runs, "all_startup_seconds": startups,
             "predicted_sentences": trees["sentences"], "predicted_trees": trees["trees"]}
 
 
@@ -155,6 +162,8 @@ def main() -> None:
     parser.add_argument("--train-batches", type=int, default=20)
     parser.add_argument("--tau", type=float, default=None,
                         help="multi-edge decoding threshold for the sequential models (default: one edge per step)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="runs of each allennlp predict command (the full file and the one-sentence file); medians are kept")
     parser.add_argument("--weights", default="", help="which weights the archives hold (kept in the JSON)")
     parser.add_argument("--overrides", default="",
                         help="dotted overrides for every archive, also passed to allennlp predict, e.g. "
@@ -189,7 +198,7 @@ def main() -> None:
             if label == "recurrent":
                 row["allennlp_predict"] = cli_parse_speed(
                     path, args.parse, num_sentences, json.dumps({} if args.tau is None else {"tau": args.tau}),
-                    args.overrides,
+                    args.overrides, args.repeats,
                 )
                 print(label, f"allennlp predict: {row['allennlp_predict']['sentences_per_second']:.1f} sentences/s", flush=True)
             if label != "one_step_mst" and args.train_batches > 0:
