@@ -123,8 +123,17 @@ def seed_table(rows: List[Dict]) -> List[str]:
     for result in rows:
         runs.setdefault(result["row"], []).append(result)
     seeded = {row: results for row, results in runs.items() if len(results) > 1}
+    # seeds are runs of one setting: a row whose runs trained differently is not averaged
+    mixed = {row: results for row, results in seeded.items()
+             if len({json.dumps(trained_settings(result), sort_keys=True) for result in results}) > 1}
+    seeded = {row: results for row, results in seeded.items() if row not in mixed}
+    notes = [
+        f"- {row}: not averaged, its runs (seeds {', '.join(str(result.get('seed') or 0) for result in results)}) "
+        "trained with different settings (`used` in their JSONs)."
+        for row, results in mixed.items()
+    ]
     if not seeded:
-        return []
+        return notes + [""] if notes else []
     lines = [
         "Over seeds (mean ± sample standard deviation, n runs):",
         "",
@@ -133,7 +142,7 @@ def seed_table(rows: List[Dict]) -> List[str]:
     ]
     for row, results in seeded.items():
         lines.append(
-            f"| {row} | {len(results)} | {', '.join(str(result.get('seed', 0)) for result in results)} | "
+            f"| {row} | {len(results)} | {', '.join(str(result.get('seed') or 0) for result in results)} | "
             f"{spread([result['dev']['UAS'] for result in results])} | "
             f"{spread([result['dev']['LAS'] for result in results])} | "
             f"{spread([test_scores(result)['UAS'] for result in results])} | "
@@ -151,7 +160,22 @@ def seed_table(rows: List[Dict]) -> List[str]:
             else:
                 verdict = "within the spread (the rows' seeds overlap)"
             lines.append(f"- {first} − {second}: test UAS {100 * difference:+.2f}, {verdict}.")
-    return lines + [""]
+    return lines + notes + [""]
+
+
+def trained_settings(result: Dict) -> Dict:
+    """
+    What a run recorded of how it trained (`used`), less what does not change training: the note on where
+    an older run's encoder settings came from, and the tagger's keys where there is no tagger (runs made
+    before the runner recorded them have none).
+    """
+    used = json.loads(json.dumps(result.get("used", {})))
+    used.get("encoder", {}).pop("source", None)
+    model = used.get("model", {})
+    if not model.get("predict_upos"):
+        model.pop("predict_upos", None)
+        model.pop("upos_loss_weight", None)
+    return used
 
 
 def baseline_margins(rows: List[Dict], baseline: str = "biaffine_mst") -> List[str]:

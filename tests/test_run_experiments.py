@@ -193,6 +193,21 @@ def test_seeds_are_runs_of_one_row_and_the_report_gives_their_spread(tmp_path):
     (section / "coach_valid.seed2.json").write_text(json.dumps(result("coach_valid", 2, 0.82, 0.785)))
     write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
     assert "test UAS -2.17, within the spread" in (tmp_path / "docs" / "RESULTS.md").read_text()
+    # a seed that trained another setting (here the tagger) is not averaged with the others
+    tagged = result("coach_valid", 2, 0.82, 0.785)
+    tagged["used"]["model"].update(predict_upos=True, upos_loss_weight=1.0)
+    (section / "coach_valid.seed2.json").write_text(json.dumps(tagged))
+    write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
+    report = (tmp_path / "docs" / "RESULTS.md").read_text()
+    assert "| coach_valid | 3 |" not in report and "- biaffine_mst − coach_valid" not in report
+    assert "- coach_valid: not averaged, its runs (seeds 0, 1, 2) trained with different settings" in report
+    assert "| biaffine_mst | 3 | 0, 1, 2 | 75.00 ± 0.00 |" in report
+    # no tagger, recorded or not, is one setting: such runs are averaged
+    untagged = result("coach_valid", 2, 0.82, 0.785)
+    untagged["used"]["model"].update(predict_upos=False, upos_loss_weight=1.0)
+    (section / "coach_valid.seed2.json").write_text(json.dumps(untagged))
+    write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
+    assert "| coach_valid | 3 | 0, 1, 2 |" in (tmp_path / "docs" / "RESULTS.md").read_text()
 
 
 def test_learning_curves_keep_each_seed_apart(tmp_path, monkeypatch):
