@@ -160,7 +160,8 @@ def seed_table(rows: List[Dict]) -> List[str]:
             else:
                 verdict = "within the spread (the rows' seeds overlap)"
             lines.append(f"- {first} − {second}: test UAS {100 * difference:+.2f}, {verdict}.")
-    return lines + notes + [""]
+    lines += notes
+    return lines if lines[-1] == "" else lines + [""]
 
 
 def trained_settings(result: Dict) -> Dict:
@@ -180,38 +181,57 @@ def trained_settings(result: Dict) -> Dict:
 
 def baseline_margins(rows: List[Dict], baseline: str = "biaffine_mst") -> List[str]:
     """
-    For a section whose rows ran once each, every row's test UAS minus the baseline's: one seed per row
-    measures no spread, so the line says that no difference in it is known to exceed one. A row whose
-    config is a variant with its own baseline over the same features (`coach_valid_mpnet` beside
-    `biaffine_mst_mpnet`: the configs share the suffix) is also given its margin over that one.
+    Every row that ran once: its test UAS minus the baseline's (the mean of the baseline's seeds where it
+    has several, with where the row falls against their range). One run of a row measures no spread, so
+    the line says that none of these differences is known to exceed it; rows with several seeds are
+    compared in the seed table instead. A row whose config is a variant with its own baseline over the
+    same features (`coach_valid_mpnet` beside `biaffine_mst_mpnet`: the configs share the suffix) is also
+    given its margin over that one, where both ran once.
     """
     runs: Dict[str, List[Dict]] = {}
     for result in rows:
         runs.setdefault(result["row"], []).append(result)
-    if baseline not in runs or len(runs) < 2 or any(len(results) > 1 for results in runs.values()):
+    single = [row for row, results in runs.items() if row != baseline and len(results) == 1]
+    if baseline not in runs or not single:
         return []
+    baseline_uas = [test_scores(result)["UAS"] for result in runs[baseline]]
+    reference = statistics.mean(baseline_uas)
 
     def test_uas(row: str) -> float:
         return test_scores(runs[row][0])["UAS"]
 
-    margins = ", ".join(f"{row} {100 * (test_uas(row) - test_uas(baseline)):+.2f}" for row in runs if row != baseline)
+    def against_seeds(row: str) -> str:
+        if len(baseline_uas) == 1:
+            return ""
+        if test_uas(row) > max(baseline_uas):
+            return " (above every seed)"
+        if test_uas(row) < min(baseline_uas):
+            return " (below every seed)"
+        return " (within the seeds' range)"
+
+    margins = ", ".join(f"{row} {100 * (test_uas(row) - reference):+.2f}{against_seeds(row)}" for row in single)
     # a baseline row over other features, by the suffix its config adds to the baseline's: "_mpnet"
     feature_baselines = {
-        Path(results[0]["config"]).stem[len(baseline):]: row
-        for row, results in runs.items()
-        if row != baseline and Path(results[0]["config"]).stem.startswith(baseline + "_")
+        Path(runs[row][0]["config"]).stem[len(baseline):]: row
+        for row in single
+        if Path(runs[row][0]["config"]).stem.startswith(baseline + "_")
     }
     same_features = [
         f"{row} − {own} {100 * (test_uas(row) - test_uas(own)):+.2f}"
-        for row, results in runs.items()
+        for row in single
         for suffix, own in feature_baselines.items()
-        if row != own and Path(results[0]["config"]).stem.endswith(suffix)
+        if row != own and Path(runs[row][0]["config"]).stem.endswith(suffix)
     ]
-    lines = [f"Test UAS minus {baseline}'s: {margins}."]
+    if len(baseline_uas) == 1:
+        lines = [f"Test UAS minus {baseline}'s: {margins}."]
+    else:
+        seeds = ", ".join(str(result.get("seed") or 0) for result in runs[baseline])
+        lines = [f"Test UAS minus the mean of {baseline}'s {len(baseline_uas)} seeds ({seeds}; "
+                 f"{100 * min(baseline_uas):.2f} to {100 * max(baseline_uas):.2f}): {margins}."]
     if same_features:
         lines.append(f"Against the baseline over the same features: {', '.join(same_features)}.")
-    lines.append("One seed each: the seed-to-seed spread is not measured here, so none of these differences is "
-                 "known to exceed it.")
+    lines.append("These rows ran once each: their own seed-to-seed spread is not measured, so none of these "
+                 "differences is known to exceed it.")
     return [" ".join(lines), ""]
 
 

@@ -50,6 +50,11 @@ def test_the_english_model_section_quotes_the_other_rows_as_their_json_says():
         quoted = f"{100 * result['test_scorer']['UAS']:.2f}"
         assert re.search(rf"{re.escape(quoted)}[^|\n]*`?{row}`?|`{row}`[^|\n]*{re.escape(quoted)}",
                          section.replace("\n", " ")), (row, quoted)
+    # the baseline's other seeds, quoted beside its seed 0
+    flat = section.replace("\n", " ")
+    for path in sorted(RESULTS.glob("biaffine_mst.seed*.json")):
+        quoted = f"{100 * json.loads(path.read_text())['test_scorer']['UAS']:.2f}"
+        assert re.search(rf"{re.escape(quoted)}[^|]*`biaffine_mst` baseline over", flat), (path.name, quoted)
 
 
 def test_the_english_model_script_defaults_to_the_config_the_readme_names():

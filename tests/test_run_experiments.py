@@ -74,7 +74,7 @@ def test_report_is_generated_from_the_results(tmp_path):
     (tmp_path / "results" / "welsh" / "biaffine_mst.json").write_text(json.dumps(baseline))
     write_report(tmp_path / "results", tmp_path / "docs" / "RESULTS.md")
     welsh = (tmp_path / "docs" / "RESULTS.md").read_text().split("## welsh\n")[1].split("## welsh_table3")[0]
-    assert "Test UAS minus biaffine_mst's: coach_valid +0.25. One seed each" in welsh
+    assert "Test UAS minus biaffine_mst's: coach_valid +0.25. These rows ran once each" in welsh
     assert "UPOS accuracy" not in welsh
 
     # a row over other features is also measured against the baseline over the same features
@@ -85,7 +85,7 @@ def test_report_is_generated_from_the_results(tmp_path):
     welsh = (tmp_path / "docs" / "RESULTS.md").read_text().split("## welsh\n")[1].split("## welsh_table3")[0]
     assert ("Test UAS minus biaffine_mst's: coach_valid +0.25, biaffine_mst_mpnet +11.09, coach_valid_mpnet +11.55. "
             "Against the baseline over the same features: coach_valid_mpnet − biaffine_mst_mpnet +0.46. "
-            "One seed each") in welsh
+            "These rows ran once each") in welsh
     for row in ("biaffine_mst_mpnet", "coach_valid_mpnet"):
         (tmp_path / "results" / "welsh" / f"{row}.json").unlink()
 
@@ -184,6 +184,10 @@ def test_seeds_are_runs_of_one_row_and_the_report_gives_their_spread(tmp_path):
     assert "| coach_valid | 3 | 0, 1, 2 | 81.00 ± 1.00 | 71.00 ± 1.00 | 82.00 ± 2.00 | 72.00 ± 2.00 |" in report
     assert "| biaffine_mst | 3 | 0, 1, 2 | 75.00 ± 0.00 | 65.00 ± 0.00 | 78.00 ± 1.00 | 68.00 ± 1.00 |" in report
     assert "| one_step | 1 |" not in report
+    # a row that ran once is measured against the mean of the baseline's seeds and their range
+    assert ("Test UAS minus the mean of biaffine_mst's 3 seeds (0, 1, 2; 77.00 to 79.00): one_step -8.00 "
+            "(below every seed). These rows ran once each") in report
+    assert "\n\n\n" not in report
     assert "- biaffine_mst − coach_valid: test UAS -4.00, exceeds the spread" in report
     # one command per set of seeds
     assert ("--treebank welsh --epochs 15 --section welsh_fused --seeds 0,1,2 biaffine_mst coach_valid\n"
