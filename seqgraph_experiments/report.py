@@ -7,6 +7,7 @@ predictions (results/significance/, `paired_bootstrap`).
 
     .venv/bin/python scripts/run_experiments.py --regenerate
 """
+import copy
 import json
 import shlex
 import statistics
@@ -113,22 +114,33 @@ def spread(values: List[float]) -> str:
     return f"{100 * statistics.mean(values):.2f} ± {100 * statistics.stdev(values):.2f}"
 
 
+def runs_by_row(rows: List[Dict]) -> Dict[str, List[Dict]]:
+    """A section's results grouped by row, in order: a row's runs are its seeds."""
+    runs: Dict[str, List[Dict]] = {}
+    for result in rows:
+        runs.setdefault(result["row"], []).append(result)
+    return runs
+
+
+def seed_list(results: List[Dict]) -> str:
+    """The seeds of a row's runs, `0, 1, 2` (runs made before seeds have none: AllenNLP's own, seed 0)."""
+    return ", ".join(str(result.get("seed", 0)) for result in results)
+
+
 def seed_table(rows: List[Dict]) -> List[str]:
     """
     The rows of a section run with more than one seed: mean and standard deviation of their scores, and for
     each pair of such rows the difference of mean test UAS and whether it exceeds the spread, i.e. whether
     every seed of one row scores above every seed of the other.
     """
-    runs: Dict[str, List[Dict]] = {}
-    for result in rows:
-        runs.setdefault(result["row"], []).append(result)
+    runs = runs_by_row(rows)
     seeded = {row: results for row, results in runs.items() if len(results) > 1}
     # seeds are runs of one setting: a row whose runs trained differently is not averaged
     mixed = {row: results for row, results in seeded.items()
              if len({json.dumps(trained_settings(result), sort_keys=True) for result in results}) > 1}
     seeded = {row: results for row, results in seeded.items() if row not in mixed}
     notes = [
-        f"- {row}: not averaged, its runs (seeds {', '.join(str(result.get('seed') or 0) for result in results)}) "
+        f"- {row}: not averaged, its runs (seeds {seed_list(results)}) "
         "trained with different settings (`used` in their JSONs)."
         for row, results in mixed.items()
     ]
@@ -142,7 +154,7 @@ def seed_table(rows: List[Dict]) -> List[str]:
     ]
     for row, results in seeded.items():
         lines.append(
-            f"| {row} | {len(results)} | {', '.join(str(result.get('seed') or 0) for result in results)} | "
+            f"| {row} | {len(results)} | {seed_list(results)} | "
             f"{spread([result['dev']['UAS'] for result in results])} | "
             f"{spread([result['dev']['LAS'] for result in results])} | "
             f"{spread([test_scores(result)['UAS'] for result in results])} | "
@@ -170,7 +182,7 @@ def trained_settings(result: Dict) -> Dict:
     an older run's encoder settings came from, and the tagger's keys where there is no tagger (runs made
     before the runner recorded them have none).
     """
-    used = json.loads(json.dumps(result.get("used", {})))
+    used = copy.deepcopy(result.get("used", {}))
     used.get("encoder", {}).pop("source", None)
     model = used.get("model", {})
     if not model.get("predict_upos"):
@@ -188,9 +200,7 @@ def baseline_margins(rows: List[Dict], baseline: str = "biaffine_mst") -> List[s
     same features (`coach_valid_mpnet` beside `biaffine_mst_mpnet`: the configs share the suffix) is also
     given its margin over that one, where both ran once.
     """
-    runs: Dict[str, List[Dict]] = {}
-    for result in rows:
-        runs.setdefault(result["row"], []).append(result)
+    runs = runs_by_row(rows)
     single = [row for row, results in runs.items() if row != baseline and len(results) == 1]
     if baseline not in runs or not single:
         return []
@@ -225,8 +235,7 @@ def baseline_margins(rows: List[Dict], baseline: str = "biaffine_mst") -> List[s
     if len(baseline_uas) == 1:
         lines = [f"Test UAS minus {baseline}'s: {margins}."]
     else:
-        seeds = ", ".join(str(result.get("seed") or 0) for result in runs[baseline])
-        lines = [f"Test UAS minus the mean of {baseline}'s {len(baseline_uas)} seeds ({seeds}; "
+        lines = [f"Test UAS minus the mean of {baseline}'s {len(baseline_uas)} seeds ({seed_list(runs[baseline])}; "
                  f"{100 * min(baseline_uas):.2f} to {100 * max(baseline_uas):.2f}): {margins}."]
     if same_features:
         lines.append(f"Against the baseline over the same features: {', '.join(same_features)}.")
