@@ -121,6 +121,16 @@ def test_uniform_roll_in_frequencies():
     assert (draw(UniformRollIn(), STATE_B, batch_size=50) == 11).all()
 
 
+def test_sample_free_edge_draws_only_free_edges_and_0_where_none_is_free():
+    from seqgraph_allennlp.roll_ins.roll_in import sample_free_edge
+
+    free, _ = state(STATE_A, batch_size=3)
+    free[1] = False
+    choices = sample_free_edge(free.reshape(3, -1), torch.Generator().manual_seed(0)).tolist()
+    assert choices[0] in (11, 13, 19) and choices[2] in (11, 13, 19)
+    assert choices[1] == 0
+
+
 def test_uniform_roll_in_is_reproducible_with_a_generator():
     first = draw(UniformRollIn(), EMPTY, batch_size=200, seed=5)
     second = draw(UniformRollIn(), EMPTY, batch_size=200, seed=5)

@@ -7,7 +7,7 @@ from seqgraph_allennlp.modules.bilinear import MatmulBilinearMatrixAttention
 
 # (h, c) of the LSTM cell
 RecurrentState = Tuple[torch.Tensor, torch.Tensor]
-# `emb(0..N) W_t` as a linear map of h_t: (hidden_dim, V * d_H) and (V, d_H)
+# `emb(0..N) W_t` as a linear map of h_t: (V * d_H, hidden_dim) and (V, d_H)
 PositionMap = Tuple[torch.Tensor, torch.Tensor]
 
 
@@ -125,18 +125,21 @@ class RecurrentWeight(torch.nn.Module, FromParams):
     def position_maps(self, num_nodes: int, device: torch.device) -> Tuple[PositionMap, PositionMap]:
         """
         `emb_h(0..N) W_t` and `emb_d(0..N) W_t` as linear maps of the LSTM output `h_t`, for `V` nodes: each a
-        pair `(G, c)` with `G` `(hidden_dim, V * d_H)` and `c` `(V, d_H)`, so that `emb(0..N) W_t` is
-        `(h_t G).view(V, d_H) + c` (see `score_update`). The same for every sentence and step of a batch.
+        pair `(G, c)` with `G` `(V * d_H, hidden_dim)` and `c` `(V, d_H)`, so that `emb(0..N) W_t` is
+        `linear(h_t, G).view(V, d_H) + c` (see `score_update`). The same for every sentence and step of a batch.
         """
         positions = torch.arange(num_nodes, device=device)
-        # the generator's weight and bias, (d_emb, d_H, hidden_dim) and (d_emb, d_H)
-        weight = self.weight_generator.weight.view(self._position_dim, self._weight_dim, -1)
+        hidden_dim = self.weight_generator.in_features
+        # the generator's weight, (d_emb, d_H * hidden_dim), and bias, (d_emb, d_H): W_t = weight h_t + bias
+        weight = self.weight_generator.weight.view(self._position_dim, -1)
         bias = self.weight_generator.bias.view(self._position_dim, self._weight_dim)
         maps = []
         for embedding in (self.head_positions, self.dependent_positions):
             # shape (V, d_emb)
             emb = embedding(positions)
-            linear = torch.einsum("vi,ijk->kvj", emb, weight).reshape(weight.size(-1), -1)
+            # one product, already in the layout `linear` reads (an einsum to `(hidden_dim, V * d_H)`
+            # permuted its operands on every call, about 2 ms of a batch on two cores)
+            linear = (emb @ weight).view(num_nodes * self._weight_dim, hidden_dim)
             maps.append((linear, emb @ bias))
         return maps[0], maps[1]
 
@@ -162,7 +165,9 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         for linear, bias in (head_positions, dependent_positions):
             num_nodes = bias.size(0)
             # shape (n, V, d_H): emb W_t
-            representations.append((flat @ linear).view(-1, num_nodes, self._weight_dim) + bias)
+            representations.append(
+                torch.nn.functional.linear(flat, linear).view(-1, num_nodes, self._weight_dim) + bias
+            )
         scores = self.attention(*representations)
         return scores.reshape(*leading, num_nodes, num_nodes)
 

@@ -1,3 +1,4 @@
+import math
 from typing import Optional
 
 import torch
@@ -5,15 +6,25 @@ from allennlp.common import Registrable
 from allennlp.common.checks import ConfigurationError
 
 
-def sample_uniform(
-    mask: torch.BoolTensor, generator: Optional[torch.Generator] = None
-) -> torch.LongTensor:
+def sample_free_edge(free: torch.BoolTensor, generator: Optional[torch.Generator] = None) -> torch.LongTensor:
     """
-    `(batch_size,)`: an index drawn uniformly among the `True` entries of each `(batch_size, K)` row
-    (0 for an all-`False` row). Random keys and an argmax keep it batched.
+    `(batch_size,)`: a free gold edge drawn uniformly from each `(batch_size, V * V)` row of `free`, as the
+    flattened index `head * V + dependent` (0 where none is free).
+
+    Free edges are gold edges, so a dependent has at most one: drawing its dependent uniformly among those
+    with a free edge draws the edge uniformly, with `V` random keys a sentence instead of `V x V` (the keys
+    and an argmax keep it batched).
     """
-    keys = torch.rand(mask.shape, device=mask.device, generator=generator)
-    return keys.masked_fill(~mask, -1.0).argmax(dim=-1)
+    batch_size = free.size(0)
+    num_nodes = math.isqrt(free.size(-1))
+    free = free.view(batch_size, num_nodes, num_nodes)
+    # shape (batch_size, V)
+    has_free = free.any(dim=1)
+    keys = torch.rand(has_free.shape, device=free.device, generator=generator)
+    dependent = torch.where(has_free, keys, -1.0).argmax(dim=-1)
+    column = free.gather(2, dependent.view(batch_size, 1, 1).expand(-1, num_nodes, 1)).squeeze(-1)
+    head = column.byte().argmax(dim=-1)
+    return head * num_nodes + dependent
 
 
 def choose_from_policy(
@@ -31,7 +42,7 @@ def choose_from_policy(
         uniform = torch.rand(scores.shape, device=scores.device, generator=generator)
         uniform = uniform.clamp(1e-10, 1.0 - 1e-7)
         scores = scores - torch.log(-torch.log(uniform))
-    return scores.masked_fill(~mask, float("-inf")).argmax(dim=-1)
+    return torch.where(mask, scores, float("-inf")).argmax(dim=-1)
 
 
 class RollIn(Registrable):
@@ -79,9 +90,12 @@ class RollIn(Registrable):
         free = free.reshape(batch_size, -1)
         valid = valid.reshape(batch_size, -1)
         choice = self.choose(free, valid, policy_log_probs, oracle_beta, generator)
+        has_free = free.any(dim=-1)
+        if bool(has_free.all()):
+            return choice
         # off the gold path nothing is free: continue as the valid decoder would
         fallback = choose_from_policy(policy_log_probs, valid, greedy=True)
-        return torch.where(free.any(dim=-1), choice, fallback)
+        return torch.where(has_free, choice, fallback)
 
     def choose(
         self,
@@ -133,7 +147,7 @@ class MixedRollIn(RollIn):
             beta = oracle_beta
         policy_choice = self.policy_choice(free, valid, policy_log_probs, generator)
         use_uniform = torch.rand(free.size(0), device=free.device, generator=generator) < beta
-        return torch.where(use_uniform, sample_uniform(free, generator), policy_choice)
+        return torch.where(use_uniform, sample_free_edge(free, generator), policy_choice)
 
     def policy_choice(
         self,

@@ -2,7 +2,7 @@ from typing import Optional
 
 import torch
 
-from seqgraph_allennlp.roll_ins.roll_in import RollIn, sample_uniform
+from seqgraph_allennlp.roll_ins.roll_in import RollIn, sample_free_edge
 
 
 @RollIn.register("uniform")
@@ -22,4 +22,4 @@ class UniformRollIn(RollIn):
         oracle_beta: Optional[float],
         generator: Optional[torch.Generator] = None,
     ) -> torch.LongTensor:
-        return sample_uniform(free, generator)
+        return sample_free_edge(free, generator)

@@ -167,18 +167,34 @@ def add_edge(
 
     The new `(adjacency, reachability)`; the inputs are not modified.
     """
-    batch_size, num_nodes, _ = adjacency.shape
-    batch_index = torch.arange(batch_size, device=adjacency.device)
-    # shape (batch_size, V)
-    head_one_hot = torch.nn.functional.one_hot(head, num_nodes).bool() & active.unsqueeze(-1)
-    dependent_one_hot = torch.nn.functional.one_hot(dependent, num_nodes).bool() & active.unsqueeze(-1)
+    head_one_hot, dependent_one_hot, reaches_head, reached_from_dependent = new_paths(
+        reachability, head, dependent, active
+    )
     new_adjacency = adjacency | (head_one_hot.unsqueeze(2) & dependent_one_hot.unsqueeze(1))
-    # shape (batch_size, V): ancestors of head plus head; descendants of dependent plus dependent (nothing
-    # for an inactive sentence, whose head and dependent are not added)
-    reaches_head = (reachability[batch_index, :, head] | head_one_hot) & active.unsqueeze(-1)
-    reached_from_dependent = reachability[batch_index, dependent, :] | dependent_one_hot
     new_reachability = reachability | (reaches_head.unsqueeze(2) & reached_from_dependent.unsqueeze(1))
     return new_adjacency, new_reachability
+
+
+def new_paths(
+    reachability: torch.BoolTensor,
+    head: torch.LongTensor,
+    dependent: torch.LongTensor,
+    active: torch.BoolTensor,
+) -> Tuple[torch.BoolTensor, torch.BoolTensor, torch.BoolTensor, torch.BoolTensor]:
+    """
+    What adding `head -> dependent` to each active sentence changes, as `(batch_size, V)` node masks (all
+    `False` for an inactive sentence): the head, the dependent, the nodes that reach the head (the head
+    included) and the nodes the dependent reaches (the dependent included). The new paths are the outer
+    product of the last two.
+    """
+    batch_size, num_nodes, _ = reachability.shape
+    batch_index = torch.arange(batch_size, device=reachability.device)
+    active = active.unsqueeze(-1)
+    head_one_hot = torch.nn.functional.one_hot(head, num_nodes).bool() & active
+    dependent_one_hot = torch.nn.functional.one_hot(dependent, num_nodes).bool() & active
+    reaches_head = (reachability[batch_index, :, head] & active) | head_one_hot
+    reached_from_dependent = (reachability[batch_index, dependent, :] & active) | dependent_one_hot
+    return head_one_hot, dependent_one_hot, reaches_head, reached_from_dependent
 
 
 def transitive_closure(adjacency: torch.BoolTensor) -> torch.BoolTensor:
@@ -291,14 +307,20 @@ class TreeState:
         head, dependent : `torch.LongTensor`, `(batch_size,)`.
         active : `torch.BoolTensor`, `(batch_size,)`.
         """
-        adjacency, self.reachability = add_edge(self.adjacency, self.reachability, head, dependent, active)
-        added = adjacency & ~self.adjacency
-        self.adjacency = adjacency
-        # constraints 2-3: the new dependents have a head; 5: no edge back along a new path
-        valid = self.valid & ~added.any(dim=1, keepdim=True) & ~self.reachability.transpose(1, 2)
+        head_one_hot, dependent_one_hot, reaches_head, reached_from_dependent = new_paths(
+            self.reachability, head, dependent, active
+        )
+        added = head_one_hot.unsqueeze(2) & dependent_one_hot.unsqueeze(1)
+        self.adjacency = self.adjacency | added
+        self.reachability = self.reachability | (reaches_head.unsqueeze(2) & reached_from_dependent.unsqueeze(1))
+        # constraints 2-3: the new dependents have a head; 5: no edge back along a new path (the mask already
+        # excludes the old ones), i.e. no `i -> j` with `i` reached from the dependent and `j` reaching the head
+        ruled_out = (reached_from_dependent.unsqueeze(2) & reaches_head.unsqueeze(1)) | dependent_one_hot.unsqueeze(1)
+        # a new tensor: callers may keep the mask of an earlier state
+        valid = self.valid.masked_fill(ruled_out, False)
         if self.single_root:
-            root_taken = adjacency[:, 0, :].any(dim=-1)
-            valid[:, 0, :] &= ~root_taken.unsqueeze(-1)
+            # the root's row is closed once it has a child (and stays so: masks only lose edges)
+            valid[:, 0, :] &= ~(head_one_hot[:, 0].unsqueeze(-1))
         self.valid = valid
         return added
 
@@ -368,9 +390,10 @@ def greedy_valid_decode(
         step_edges = None
         while True:
             flat_valid = state.valid.reshape(batch_size, -1)
-            best_log_probability, best = log_probabilities.masked_fill(~flat_valid, float("-inf")).max(dim=-1)
+            best_log_probability, best = torch.where(flat_valid, log_probabilities, float("-inf")).max(dim=-1)
             best_probability = best_log_probability.exp()
-            active = flat_valid.any(dim=-1)
+            # a valid edge's log-probability is finite: -inf means none is left
+            active = best_log_probability > float("-inf")
             if step_edges is not None:
                 active = active & (best_probability >= tau)
                 if not bool(active.any()):
