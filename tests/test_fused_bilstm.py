@@ -169,6 +169,46 @@ def test_score_update_equals_the_biaffine_of_generated_representations():
     torch.testing.assert_close(module.score_update(hidden, *maps), expected, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("option", ["bfloat16_training", "bfloat16_inference"])
+def test_bfloat16_score_update_is_close_to_float32_and_keeps_float32_scores_and_gradients(option):
+    from seqgraph_allennlp.modules.fused_bilstm import native_bfloat16
+
+    torch.manual_seed(5)
+    plain = RecurrentWeight(encoder_dim=6, hidden_dim=16, edge_dim=4, position_dim=8, weight_dim=8)
+    with torch.no_grad():
+        plain.attention._weight_matrix.normal_()
+    fast = RecurrentWeight(encoder_dim=6, hidden_dim=16, edge_dim=4, position_dim=8, weight_dim=8, **{option: True})
+    fast.load_state_dict(plain.state_dict())
+    # the option applies in its own mode only
+    training = option == "bfloat16_training"
+    plain.train(training)
+    fast.train(training)
+    hidden = torch.randn(3, 4, 16)
+    expected = plain.score_update(hidden, *plain.position_maps(7, hidden.device))
+    actual = fast.score_update(hidden, *fast.position_maps(7, hidden.device))
+    assert actual.dtype == torch.float32 and actual.shape == (3, 4, 7, 7)
+    # bfloat16 keeps 8 bits of mantissa: about 1 % of the scores' scale
+    torch.testing.assert_close(actual, expected, rtol=0, atol=0.02 * float(expected.abs().max()))
+    # where bfloat16 is native the update really ran in it (float32 otherwise)
+    assert torch.equal(actual, expected) != native_bfloat16(hidden.device)
+    if training:
+        target = torch.randn_like(expected)
+        (expected * target).sum().backward()
+        (actual * target).sum().backward()
+        for (name, reference), parameter in zip(plain.named_parameters(), fast.parameters()):
+            if reference.grad is None:
+                continue
+            assert parameter.grad.dtype == torch.float32, name
+            cosine = torch.nn.functional.cosine_similarity(parameter.grad.flatten(), reference.grad.flatten(), dim=0)
+            assert cosine > 0.99, (name, float(cosine))
+    # in the other mode the option does nothing
+    plain.train(not training)
+    fast.train(not training)
+    with torch.no_grad():
+        maps = plain.position_maps(7, hidden.device)
+        assert torch.equal(fast.score_update(hidden, *maps), plain.score_update(hidden, *maps))
+
+
 @pytest.mark.parametrize("encoder,expected", [("fused", "fused_bilstm"), ("stacked", "stacked_bidirectional_lstm")])
 @pytest.mark.parametrize("config", ["coach_valid", "biaffine_mst", "one_step"])
 def test_shipped_configs_pick_their_encoder_from_the_environment(config, encoder, expected, monkeypatch):

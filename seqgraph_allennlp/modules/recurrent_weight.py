@@ -4,6 +4,7 @@ import torch
 from allennlp.common import FromParams
 
 from seqgraph_allennlp.modules.bilinear import MatmulBilinearMatrixAttention
+from seqgraph_allennlp.modules.fused_bilstm import native_bfloat16
 
 # (h, c) of the LSTM cell
 RecurrentState = Tuple[torch.Tensor, torch.Tensor]
@@ -45,6 +46,14 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         `d_H`, the width of the generated `W_t`.
     max_sentence_length : `int`, optional (default = `512`)
         Number of word positions the embeddings cover (the root takes one more).
+    bfloat16_training : `bool`, optional (default = `False`)
+        In training (the roll-in's steps and the unroll, forward and backward), compute the score updates
+        `BiAffine(emb_h W_t, emb_d W_t)` under `torch.autocast` in bfloat16 where the CPU computes it
+        natively (elsewhere they stay float32). The parameters, their gradients, the LSTM cell and the
+        running scores `S_t` stay float32: each update is rounded once, not their sum. The updates are the
+        largest matrix products of the learning-to-search loss (docs/BENCHMARKS.md).
+    bfloat16_inference : `bool`, optional (default = `False`)
+        The same outside training (the valid decoder's steps).
     """
 
     def __init__(
@@ -55,9 +64,13 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         position_dim: int = 64,
         weight_dim: int = 64,
         max_sentence_length: int = 512,
+        bfloat16_training: bool = False,
+        bfloat16_inference: bool = False,
     ) -> None:
         super().__init__()
         self.max_sentence_length = max_sentence_length
+        self._bfloat16_training = bfloat16_training
+        self._bfloat16_inference = bfloat16_inference
         self._position_dim = position_dim
         self._weight_dim = weight_dim
         self.edge_projection = torch.nn.Linear(encoder_dim, edge_dim, bias=False)
@@ -159,15 +172,29 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         matrix `W_t` itself is never built, which is the largest product of a step (the same value,
         fewer operations and far less memory traffic).
         """
+        bfloat16 = self._bfloat16_training if self.training else self._bfloat16_inference
+        if bfloat16 and native_bfloat16(hidden.device):
+            with torch.autocast(hidden.device.type, dtype=torch.bfloat16):
+                scores = self._score_update(hidden, head_positions, dependent_positions)
+            # S_t sums the updates in float32
+            return scores.float()
+        return self._score_update(hidden, head_positions, dependent_positions)
+
+    def _score_update(
+        self,
+        hidden: torch.Tensor,
+        head_positions: PositionMap,
+        dependent_positions: PositionMap,
+    ) -> torch.Tensor:
         leading = hidden.shape[:-1]
         flat = hidden.reshape(-1, hidden.size(-1))
         representations = []
         for linear, bias in (head_positions, dependent_positions):
             num_nodes = bias.size(0)
-            # shape (n, V, d_H): emb W_t
-            representations.append(
-                torch.nn.functional.linear(flat, linear).view(-1, num_nodes, self._weight_dim) + bias
-            )
+            # shape (n, V, d_H): emb W_t (under autocast the product is bfloat16: so is the bias added to it,
+            # rather than promoting the sum back to float32)
+            projected = torch.nn.functional.linear(flat, linear).view(-1, num_nodes, self._weight_dim)
+            representations.append(projected + bias.to(projected.dtype))
         scores = self.attention(*representations)
         return scores.reshape(*leading, num_nodes, num_nodes)
 
