@@ -66,6 +66,22 @@ def test_bfloat16_inference_is_close_to_float32_and_leaves_training_alone():
     assert torch.equal(actual, expected) != native_bfloat16(inputs.device)
 
 
+def test_bfloat16_inference_runs_the_highway_in_bfloat16_when_parsing_only():
+    from seqgraph_allennlp.modules.fused_bilstm import native_bfloat16
+
+    _, fast, inputs, mask = float32_and_bfloat16_twins(bfloat16_inference=True)
+    dtypes = []
+    for gate in fast.highway_gates:
+        gate.register_forward_hook(lambda module, args, output: dtypes.append(output.dtype))
+    fast(inputs, mask)
+    assert dtypes == [torch.float32, torch.float32]
+    fast.eval()
+    dtypes.clear()
+    fast(inputs, mask)
+    expected = torch.bfloat16 if native_bfloat16(inputs.device) else torch.float32
+    assert dtypes == [expected, expected]
+
+
 def test_first_layer_without_highway_is_a_bidirectional_lstm():
     torch.manual_seed(1)
     encoder = FusedBiLstm(4, 3, num_layers=1, layer_dropout=0.0, use_highway=False)

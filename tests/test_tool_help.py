@@ -15,6 +15,7 @@ TOOLS = [
     "seqgraph_experiments.run_experiments",
     "seqgraph_experiments.tau_sweep",
     "seqgraph_experiments.tokenisation_f1",
+    "seqgraph_experiments.benchmarks.bf16_inference",
     "seqgraph_experiments.benchmarks.conllu_roundtrip",
     "seqgraph_experiments.benchmarks.epoch_time",
     "seqgraph_experiments.benchmarks.profile_parse",

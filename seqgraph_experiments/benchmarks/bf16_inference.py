@@ -1,0 +1,107 @@
+"""
+What parsing in bfloat16 changes: parses a CoNLL-U file with a sequential parser's archive under each
+inference precision, in the predictor's batches (64 sentences in file order, cut into length buckets), and
+writes UAS against the file's gold heads (every word), the heads that differ from float32, and the
+sentences per second of the model alone (median of interleaved repeats) to
+results/benchmarks/bf16_inference.json:
+
+    .venv/bin/python benchmarks/bf16_inference.py MODEL.tar.gz data/UD_English-EWT/en_ewt-ud-dev.conllu
+
+The settings are the archive with dotted overrides: `float32` (nothing in bfloat16), `encoder` (the
+BiLSTM's `bfloat16_inference`: its LSTM layers and highway products) and `encoder+updates` (also the
+recurrent weight model's score updates, `recurrent_weight.bfloat16_inference`). On a CPU without native
+bfloat16 every setting runs in float32. Choose on a dev file: this decides what parsing ships with.
+"""
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Dict, List
+
+import torch
+from allennlp.models.archival import load_archive
+
+import seqgraph_allennlp  # noqa: F401  (registers the components)
+from seqgraph_allennlp.predictors.seqgraph_parser import length_buckets
+from seqgraph_experiments.instances import parse_instances
+from seqgraph_experiments.provenance import stamp
+from seqgraph_experiments.results import BENCHMARKS, write_json
+
+RESULT = BENCHMARKS / "bf16_inference.json"
+SETTINGS = {
+    "float32": {"model.encoder.bfloat16_inference": False, "model.recurrent_weight.bfloat16_inference": False},
+    "encoder": {"model.encoder.bfloat16_inference": True, "model.recurrent_weight.bfloat16_inference": False},
+    "encoder+updates": {"model.encoder.bfloat16_inference": True, "model.recurrent_weight.bfloat16_inference": True},
+}
+
+
+def parse(model, instances, batch_size: int = 64) -> List[List[int]]:
+    """Each sentence's predicted heads (of its words), in the predictor's batches."""
+    heads: List[List[int]] = []
+    with torch.no_grad():
+        for begin in range(0, len(instances), batch_size):
+            batch = instances[begin: begin + batch_size]
+            outputs: List[Dict] = [{}] * len(batch)
+            for bucket in length_buckets([len(instance["words"]) for instance in batch]):
+                for position, output in zip(bucket, model.forward_on_instances([batch[i] for i in bucket])):
+                    outputs[position] = output
+            heads.extend([int(head) for head in output["predicted_heads"]] for output in outputs)
+    return heads
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("model", help="a sequential parser's archive (model.tar.gz)")
+    parser.add_argument("conllu", help="a CoNLL-U file with gold heads (a dev file)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed parses of the file per setting, interleaved")
+    args = parser.parse_args()
+    missing = [path for path in (args.model, args.conllu) if not Path(path).is_file()]
+    if missing:
+        parser.error(f"no such file: {', '.join(missing)}")
+    models = {}
+    for name, overrides in SETTINGS.items():
+        archive = load_archive(args.model, overrides=json.dumps(overrides))
+        models[name] = archive.model.eval()
+    instances, gold = parse_instances(archive, args.conllu)
+    words = sum(len(reference) for reference in gold)
+    heads = {name: parse(model, instances[:64]) for name, model in models.items()}  # warm-up
+    seconds: Dict[str, List[float]] = {name: [] for name in SETTINGS}
+    for _ in range(args.repeats):
+        for name, model in models.items():
+            start = time.perf_counter()
+            heads[name] = parse(model, instances)
+            seconds[name].append(time.perf_counter() - start)
+    rows = []
+    for name in SETTINGS:
+        predicted = heads[name]
+        # predictions and gold are both the words' heads (no root entry)
+        correct = sum(sum(p == g for p, g in zip(sentence, reference)) for sentence, reference in zip(predicted, gold))
+        changed = sum(
+            sum(a != b for a, b in zip(sentence, reference))
+            for sentence, reference in zip(predicted, heads["float32"])
+        )
+        rows.append({
+            "setting": name,
+            "overrides": SETTINGS[name],
+            "UAS": correct / words,
+            "heads_changed_from_float32": changed,
+            "sentences_per_second": len(instances) / statistics.median(seconds[name]),
+            "seconds": seconds[name],
+        })
+        print(f"{name}: UAS {100 * correct / words:.2f}, {changed} of {words} heads changed from float32, "
+              f"{rows[-1]['sentences_per_second']:.1f} sentences/s", flush=True)
+    result = {
+        "archive": args.model,
+        "file": args.conllu,
+        "sentences": len(instances),
+        "words": words,
+        "torch_threads": torch.get_num_threads(),
+        "rows": rows,
+        **stamp("benchmarks/bf16_inference.py"),
+    }
+    print(f"wrote {write_json(RESULT, result)}")
+
+
+if __name__ == "__main__":
+    main()
