@@ -178,13 +178,14 @@ def seed_table(rows: List[Dict]) -> List[str]:
 
 def trained_settings(result: Dict) -> Dict:
     """
-    What a run recorded of how it trained (`used`), less what does not change training: the note on where
-    an older run's encoder settings came from, and the tagger's keys where there is no tagger (runs made
-    before the runner recorded them have none).
+    What a run recorded of how it trained (`used`), less what does not change training: the notes on where
+    an older run's encoder settings and tagger keys came from, and the tagger's keys where there is no
+    tagger (runs made before the runner recorded them have none).
     """
     used = copy.deepcopy(result.get("used", {}))
     used.get("encoder", {}).pop("source", None)
     model = used.get("model", {})
+    model.pop("source", None)
     if not model.get("predict_upos"):
         model.pop("predict_upos", None)
         model.pop("upos_loss_weight", None)

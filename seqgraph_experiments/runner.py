@@ -121,11 +121,30 @@ def record_encoder(result: Dict) -> Dict:
     return {**encoder_settings(model), "source": f"backfilled from {result['config']} at {commit[:7]}{uncommitted}"}
 
 
+# the tagger's keys of `used.model`, recorded since commit 71ac531
+TAGGER_KEYS = ("predict_upos", "upos_loss_weight")
+
+
+def record_tagger(result: Dict) -> Dict:
+    """
+    `used.model`'s tagger keys for a results JSON of a tagging model (its test has UPOS) written before the
+    runner recorded them, from the row's config at the commit it names, with a `source` that says so.
+    """
+    commit = result["git_commit"].split("+")[0].split()[0]
+    model = config_at_commit(commit, result["config"], result["overrides"], result.get("ext_vars") or {})["model"]
+    uncommitted = " (the run's tree had uncommitted changes)" if "uncommitted" in result["git_commit"] else ""
+    return {
+        **{key: model[key] for key in TAGGER_KEYS if key in model},
+        "source": f"{' and '.join(TAGGER_KEYS)} backfilled from {result['config']} at {commit[:7]}{uncommitted}",
+    }
+
+
 def rescore(section: Optional[str]) -> None:
     """
-    Adds to results JSONs what runs made before it was recorded lack: the encoder's settings (`used.encoder`,
-    from the config at the run's commit) and the scorer's figures, with the CoNLL 2018 script's name and CLAS
-    and the kept test predictions (from the run's model archive, where it is still there).
+    Adds to results JSONs what runs made before it was recorded lack: the encoder's settings (`used.encoder`)
+    and a tagging model's tagger keys (`used.model`), both from the config at the run's commit, and the
+    scorer's figures, with the CoNLL 2018 script's name and CLAS and the kept test predictions (from the
+    run's model archive, where it is still there).
     """
     for result_path in sorted(RESULTS.glob(f"{section or '*'}/*.json")):
         result = read_json(result_path)
@@ -133,6 +152,10 @@ def rescore(section: Optional[str]) -> None:
             continue
         if "encoder" not in result.get("used", {}):
             result.setdefault("used", {})["encoder"] = record_encoder(result)
+            write_json(result_path, result)
+        model = result.get("used", {}).get("model")
+        if model is not None and "UPOS" in result.get("test", {}) and not any(key in model for key in TAGGER_KEYS):
+            model.update(record_tagger(result))
             write_json(result_path, result)
         if "test_without_punctuation" in result and "scorer" in result.get("test_scorer", {}):
             continue

@@ -9,7 +9,7 @@ from allennlp.common import Params
 
 from seqgraph_experiments import ROOT
 from seqgraph_experiments.report import encoder_text, machine_text, write_report
-from seqgraph_experiments.runner import encoder_settings, record_encoder
+from seqgraph_experiments.runner import encoder_settings, record_encoder, record_tagger
 from seqgraph_experiments.rows import PRESETS, parse_row, row_spec
 from seqgraph_experiments.trainer_log import epoch_durations, epoch_seconds, training_pass_seconds
 
@@ -399,6 +399,49 @@ def test_an_older_result_gets_the_encoder_of_its_config_at_its_commit():
     stacked = record_encoder({**result, "row": "x", "config": "training_config/oracle_rollin.jsonnet",
                               "ext_vars": {"ENCODER": "stacked", "ORACLE": "uniform", "ROLL_IN": "uniform"}})
     assert stacked["type"] == "stacked_bidirectional_lstm"
+
+
+@pytest.mark.skipif(not (ROOT / ".git").exists(), reason="needs the repository's history (a git checkout)")
+def test_an_older_tagging_result_gets_the_tagger_of_its_config_at_its_commit_and_pools_with_newer_seeds(
+    tmp_path, monkeypatch
+):
+    from seqgraph_experiments import runner
+    from seqgraph_experiments.report import trained_settings
+
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    shipped = Params.from_file(str(ROOT / "training_config" / "coach_valid_upos.jsonnet")).as_dict(quiet=True)
+    assert shipped["model"]["predict_upos"] is True
+    result = {"row": "coach_valid_upos", "config": "training_config/coach_valid_upos.jsonnet", "overrides": {},
+              "git_commit": head}
+    recorded = record_tagger(result)
+    assert recorded == {"predict_upos": True, "upos_loss_weight": shipped["model"]["upos_loss_weight"],
+                        "source": "predict_upos and upos_loss_weight backfilled from "
+                                  f"training_config/coach_valid_upos.jsonnet at {head[:7]}"}
+    # the row's overrides count, as in its run
+    assert record_tagger({**result, "overrides": {"model.upos_loss_weight": 0.5}})["upos_loss_weight"] == 0.5
+
+    monkeypatch.setattr(runner, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(runner, "RUNS", tmp_path / "experiments")
+    (tmp_path / "results" / "ewt_converged").mkdir(parents=True)
+    scored = {"test_without_punctuation": {"UAS": 0.5}, "test_scorer": {"scorer": "udeval"}}
+    used = {"encoder": {"type": "fused_bilstm"}, "model": {"type": "seqgraph_parser", "recurrent": True}}
+    older = {**result, "seed": 0, "used": used, "test": {"UAS": 0.88, "UPOS": 0.94}, **scored}
+    untagged = {**older, "row": "coach_valid", "config": "training_config/coach_valid.jsonnet",
+                "test": {"UAS": 0.87}}
+    for name, content in (("coach_valid_upos", older), ("coach_valid", untagged)):
+        (tmp_path / "results" / "ewt_converged" / f"{name}.json").write_text(json.dumps(content))
+    runner.rescore("ewt_converged")
+    backfilled = json.loads((tmp_path / "results" / "ewt_converged" / "coach_valid_upos.json").read_text())
+    assert backfilled["used"]["model"] == {**used["model"], **recorded}
+    # a run without a tagger (no test UPOS) is left as it was
+    assert json.loads((tmp_path / "results" / "ewt_converged" / "coach_valid.json").read_text()) == untagged
+    # a newer seed that recorded the same tagger trained the same settings; another weight did not
+    newer = {**older, "seed": 1, "used": {**used, "model": {**used["model"], "predict_upos": True,
+                                                             "upos_loss_weight": recorded["upos_loss_weight"]}}}
+    assert trained_settings(backfilled) == trained_settings(newer)
+    newer["used"]["model"]["upos_loss_weight"] = 0.5
+    assert trained_settings(backfilled) != trained_settings(newer)
 
 
 def test_rescore_scores_a_seeded_run_from_its_own_serialization_directory(tmp_path, monkeypatch):
