@@ -1,5 +1,6 @@
 """
-What parsing in bfloat16 changes: parses a CoNLL-U file with a sequential parser's archive under each
+What parsing in bfloat16 changes: parses a CoNLL-U file with a sequential parser's archive (the fused
+BiLSTM encoder, whose `bfloat16_inference` the settings set) under each
 inference precision, in the predictor's batches (64 sentences in file order, cut into length buckets), and
 writes UAS against the file's gold heads (every word), the heads that differ from float32, and the
 sentences per second of the model alone (median of interleaved repeats) to
