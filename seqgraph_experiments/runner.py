@@ -115,10 +115,20 @@ def record_encoder(result: Dict) -> Dict:
     commit it names (its working tree is lost where that is `+uncommitted`: the commit's config stands in,
     and `source` says so).
     """
+    model, origin = model_config_of_run(result)
+    return {**encoder_settings(model), "source": f"backfilled from {origin}"}
+
+
+def model_config_of_run(result: Dict) -> Tuple[Dict, str]:
+    """
+    The model section of a results JSON's row config at the commit the run names, with its overrides and
+    external variables, and where it came from (`CONFIG at COMMIT`; the run's working tree is lost where that
+    is `+uncommitted`: the commit's config stands in, and the text says so).
+    """
     commit = result["git_commit"].split("+")[0].split()[0]
     model = config_at_commit(commit, result["config"], result["overrides"], result.get("ext_vars") or {})["model"]
     uncommitted = " (the run's tree had uncommitted changes)" if "uncommitted" in result["git_commit"] else ""
-    return {**encoder_settings(model), "source": f"backfilled from {result['config']} at {commit[:7]}{uncommitted}"}
+    return model, f"{result['config']} at {commit[:7]}{uncommitted}"
 
 
 # the tagger's keys of `used.model`, recorded since commit 71ac531
@@ -130,12 +140,10 @@ def record_tagger(result: Dict) -> Dict:
     `used.model`'s tagger keys for a results JSON of a tagging model (its test has UPOS) written before the
     runner recorded them, from the row's config at the commit it names, with a `source` that says so.
     """
-    commit = result["git_commit"].split("+")[0].split()[0]
-    model = config_at_commit(commit, result["config"], result["overrides"], result.get("ext_vars") or {})["model"]
-    uncommitted = " (the run's tree had uncommitted changes)" if "uncommitted" in result["git_commit"] else ""
+    model, origin = model_config_of_run(result)
     return {
         **{key: model[key] for key in TAGGER_KEYS if key in model},
-        "source": f"{' and '.join(TAGGER_KEYS)} backfilled from {result['config']} at {commit[:7]}{uncommitted}",
+        "source": f"{' and '.join(TAGGER_KEYS)} backfilled from {origin}",
     }
 
 

@@ -1,3 +1,4 @@
+import functools
 from typing import Dict
 
 import torch
@@ -23,14 +24,23 @@ def reverse_within_lengths(inputs: torch.Tensor, lengths: torch.LongTensor) -> t
     return inputs.gather(1, source.unsqueeze(-1).expand_as(inputs))
 
 
+@functools.lru_cache(maxsize=None)
 def native_bfloat16(device: torch.device) -> bool:
     """
     Whether `device` computes bfloat16 matrix products natively (on CPU: oneDNN with AVX512-BF16 or AMX);
-    emulated bfloat16 would be slower than float32.
+    emulated bfloat16 would be slower than float32. Asked once per device: the decoder asks at every step.
     """
     if device.type == "cuda":
         return torch.cuda.is_bf16_supported()
     return device.type == "cpu" and torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported()
+
+
+def in_bfloat16(training: bool, bfloat16_training: bool, bfloat16_inference: bool, device: torch.device) -> bool:
+    """
+    Whether a module with the options `bfloat16_training` and `bfloat16_inference` computes in bfloat16 now:
+    its current mode's option, on a device that has bfloat16 natively.
+    """
+    return (bfloat16_training if training else bfloat16_inference) and native_bfloat16(device)
 
 
 @Seq2SeqEncoder.register("fused_bilstm")
@@ -147,8 +157,7 @@ class FusedBiLstm(Seq2SeqEncoder):
         return True
 
     def _in_bfloat16(self, device: torch.device) -> bool:
-        bfloat16 = self._bfloat16_training if self.training else self._bfloat16_inference
-        return bfloat16 and native_bfloat16(device)
+        return in_bfloat16(self.training, self._bfloat16_training, self._bfloat16_inference, device)
 
     def _run(self, lstm: torch.nn.LSTM, inputs: torch.Tensor) -> torch.Tensor:
         if self._in_bfloat16(inputs.device):

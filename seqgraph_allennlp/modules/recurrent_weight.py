@@ -4,7 +4,7 @@ import torch
 from allennlp.common import FromParams
 
 from seqgraph_allennlp.modules.bilinear import MatmulBilinearMatrixAttention
-from seqgraph_allennlp.modules.fused_bilstm import native_bfloat16
+from seqgraph_allennlp.modules.fused_bilstm import in_bfloat16
 
 # (h, c) of the LSTM cell
 RecurrentState = Tuple[torch.Tensor, torch.Tensor]
@@ -175,8 +175,7 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         matrix `W_t` itself is never built, which is the largest product of a step (the same value,
         fewer operations and far less memory traffic).
         """
-        bfloat16 = self._bfloat16_training if self.training else self._bfloat16_inference
-        if bfloat16 and native_bfloat16(hidden.device):
+        if in_bfloat16(self.training, self._bfloat16_training, self._bfloat16_inference, hidden.device):
             with torch.autocast(hidden.device.type, dtype=torch.bfloat16):
                 scores = self._score_update(hidden, head_positions, dependent_positions)
             # S_t sums the updates in float32
