@@ -1,4 +1,4 @@
-from typing import NamedTuple, Optional, Tuple
+from typing import Optional, Tuple
 
 import torch
 from allennlp.common import FromParams
@@ -8,22 +8,8 @@ from seqgraph_allennlp.modules.fused_bilstm import in_bfloat16
 
 # (h, c) of the LSTM cell
 RecurrentState = Tuple[torch.Tensor, torch.Tensor]
-
-
-class PositionMaps(NamedTuple):
-    """
-    The score update `[emb_h W_t, 1] A [emb_d W_t, 1]^T` (the biaffine with its input biases) as two linear
-    maps of the LSTM output `h_t`, for `V` nodes: `left = linear(h_t, head).view(V, d_H + 1) + head_bias` is
-    `[emb_h W_t, 1] A` (`A` folded in, and the biaffine's constant bias in its last column), and `right`, from
-    `dependent` and `dependent_bias` the same way, is `[emb_d W_t, 1]`; the update is `left right^T`.
-    The same for every sentence and step of a batch (`RecurrentWeight.position_maps`).
-    """
-
-    # (V * (d_H + 1), hidden_dim) and (V, d_H + 1) each
-    head: torch.Tensor
-    head_bias: torch.Tensor
-    dependent: torch.Tensor
-    dependent_bias: torch.Tensor
+# `emb(0..N) W_t` as a linear map of h_t: (V * d_H, hidden_dim) and (V, d_H)
+PositionMap = Tuple[torch.Tensor, torch.Tensor]
 
 
 class RecurrentWeight(torch.nn.Module, FromParams):
@@ -152,63 +138,66 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         embedding = torch.cat([edge_part, head_part, dependent_part], dim=-1) / num_edges.clamp(min=1.0)
         return torch.where(num_edges > 0, embedding, start)
 
-    def position_maps(self, num_nodes: int, device: torch.device) -> PositionMaps:
+    def position_maps(self, num_nodes: int, device: torch.device) -> Tuple[PositionMap, PositionMap]:
         """
-        The `PositionMaps` of `V` nodes that `score_update` reads, computed once per batch.
+        `emb_h(0..N) W_t` and `emb_d(0..N) W_t` as linear maps of the LSTM output `h_t`, for `V` nodes: each a
+        pair `(G, c)` with `G` `(V * d_H, hidden_dim)` and `c` `(V, d_H)`, so that `emb(0..N) W_t` is
+        `linear(h_t, G).view(V, d_H) + c` (see `score_update`). The same for every sentence and step of a batch.
         """
         positions = torch.arange(num_nodes, device=device)
-        head_embeddings = self.head_positions(positions)
-        dependent_embeddings = self.dependent_positions(positions)
         hidden_dim = self.weight_generator.in_features
-        weight_dim = self._weight_dim
         # the generator's weight, (d_emb, d_H * hidden_dim), and bias, (d_emb, d_H): W_t = weight h_t + bias
         weight = self.weight_generator.weight.view(self._position_dim, -1)
-        bias = self.weight_generator.bias.view(self._position_dim, weight_dim)
-        # shape (d_H + 1, d_H + 1): the biaffine's weight, its last row and column for the input biases
-        biaffine = self.attention._weight_matrix
-        # emb_h W_t as a map of h_t, (V, hidden_dim, d_H), times A on the right, laid out as `linear` reads it
-        # (an einsum to `(hidden_dim, V * d_H)` permuted its operands on every call)
-        head = (head_embeddings @ weight).view(num_nodes, weight_dim, hidden_dim).transpose(1, 2)
-        head = (head @ biaffine[:weight_dim]).transpose(1, 2).reshape(num_nodes * (weight_dim + 1), hidden_dim)
-        head_bias = (head_embeddings @ bias) @ biaffine[:weight_dim] + biaffine[weight_dim]
-        # a constant added to every score: in the column that meets the dependents' ones
-        head_bias = head_bias + torch.nn.functional.pad(self.attention._bias, (weight_dim, 0))
-        # [emb_d W_t, 1]: a zero map and a bias of one make the last column
-        dependent = (dependent_embeddings @ weight).view(num_nodes, weight_dim, hidden_dim)
-        dependent = torch.nn.functional.pad(dependent, (0, 0, 0, 1)).view(num_nodes * (weight_dim + 1), hidden_dim)
-        dependent_bias = torch.nn.functional.pad(dependent_embeddings @ bias, (0, 1), value=1.0)
-        return PositionMaps(head, head_bias, dependent, dependent_bias)
+        bias = self.weight_generator.bias.view(self._position_dim, self._weight_dim)
+        maps = []
+        for embedding in (self.head_positions, self.dependent_positions):
+            # shape (V, d_emb)
+            emb = embedding(positions)
+            # one product, already in the layout `linear` reads (an einsum to `(hidden_dim, V * d_H)`
+            # permuted its operands on every call, about 2 ms of a batch on two cores)
+            linear = (emb @ weight).view(num_nodes * self._weight_dim, hidden_dim)
+            maps.append((linear, emb @ bias))
+        return maps[0], maps[1]
 
-    def score_update(self, hidden: torch.Tensor, positions: PositionMaps) -> torch.Tensor:
+    def score_update(
+        self,
+        hidden: torch.Tensor,
+        head_positions: PositionMap,
+        dependent_positions: PositionMap,
+    ) -> torch.Tensor:
         """
         `BiAffine(emb_h W_t, emb_d W_t)` for LSTM outputs `hidden` `(..., hidden_dim)`: `(..., V, V)`,
         `[head, dependent]`, for any number of leading dimensions (one step, or every step of a roll-in).
-        `positions` comes from `position_maps`.
+        `head_positions` and `dependent_positions` come from `position_maps`.
 
-        `W_t = generator(h_t)` is linear in `h_t`, and so are `emb W_t` and `[emb_h W_t, 1] A`: they are
-        `h_t` times maps computed once per batch (`PositionMaps`), and neither the `d_emb x d_H` matrix
-        `W_t` nor the product by `A` is computed per step: the same value in fewer operations. Building
-        `W_t` costs the same whatever `V` and the maps grow with it, but with `A` folded in the maps were
-        still as fast forward and backward at 80 nodes on two CPU cores, and EWT's longest batches no slower.
+        `W_t = generator(h_t)` is linear in `h_t`, so `emb W_t` is `h_t` times the product of the position
+        embeddings with the generator's weight, computed once per batch (`position_maps`): the `d_emb x d_H`
+        matrix `W_t` itself is never built, which is the largest product of a step (the same value,
+        fewer operations and far less memory traffic).
         """
         if in_bfloat16(self.training, self._bfloat16_training, self._bfloat16_inference, hidden.device):
             with torch.autocast(hidden.device.type, dtype=torch.bfloat16):
-                scores = self._score_update(hidden, positions)
+                scores = self._score_update(hidden, head_positions, dependent_positions)
             # S_t sums the updates in float32
             return scores.float()
-        return self._score_update(hidden, positions)
+        return self._score_update(hidden, head_positions, dependent_positions)
 
-    def _score_update(self, hidden: torch.Tensor, positions: PositionMaps) -> torch.Tensor:
+    def _score_update(
+        self,
+        hidden: torch.Tensor,
+        head_positions: PositionMap,
+        dependent_positions: PositionMap,
+    ) -> torch.Tensor:
         leading = hidden.shape[:-1]
         flat = hidden.reshape(-1, hidden.size(-1))
-        num_nodes = positions.head_bias.size(0)
-        sides = []
-        for linear, bias in ((positions.head, positions.head_bias), (positions.dependent, positions.dependent_bias)):
-            # shape (n, V, d_H + 1) (under autocast the product is bfloat16: so is the bias added to it,
+        representations = []
+        for linear, bias in (head_positions, dependent_positions):
+            num_nodes = bias.size(0)
+            # shape (n, V, d_H): emb W_t (under autocast the product is bfloat16: so is the bias added to it,
             # rather than promoting the sum back to float32)
-            projected = torch.nn.functional.linear(flat, linear).view(-1, num_nodes, self._weight_dim + 1)
-            sides.append(projected + bias.to(projected.dtype))
-        scores = torch.matmul(sides[0], sides[1].transpose(1, 2))
+            projected = torch.nn.functional.linear(flat, linear).view(-1, num_nodes, self._weight_dim)
+            representations.append(projected + bias.to(projected.dtype))
+        scores = self.attention(*representations)
         return scores.reshape(*leading, num_nodes, num_nodes)
 
     def forward(
@@ -217,7 +206,7 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         encoded: torch.Tensor,
         last_edges: Optional[torch.BoolTensor],
         projected: Optional[torch.Tensor] = None,
-        positions: Optional[PositionMaps] = None,
+        positions: Optional[Tuple[PositionMap, PositionMap]] = None,
     ) -> Tuple[torch.Tensor, RecurrentState]:
         """
         One step: returns the score update `S_t - S_{t-1}`, `(batch_size, V, V)` `[head, dependent]`, and
@@ -229,14 +218,14 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         return self.step(state, self.embed_edges(encoded, last_edges, projected), positions)
 
     def step(
-        self, state: RecurrentState, edge_input: torch.Tensor, positions: PositionMaps
+        self, state: RecurrentState, edge_input: torch.Tensor, positions: Tuple[PositionMap, PositionMap]
     ) -> Tuple[torch.Tensor, RecurrentState]:
         """
         `forward` from the last step's `f_emb`, `(batch_size, d_e + 2 d_emb)` (`embed_edges` or
         `embed_edge_indices`): the score update `(batch_size, V, V)` and the new state.
         """
         hidden, cell = self.cell(edge_input, state)
-        return self.score_update(hidden, positions), (hidden, cell)
+        return self.score_update(hidden, *positions), (hidden, cell)
 
     def embed_edge_indices(
         self,
@@ -301,7 +290,7 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         inputs = torch.cat([start, edge_inputs], dim=1)
         hidden = self.run_cell(inputs, self.initial_state(final_encoder_state))
         # shape (batch_size, T, V, V)
-        return self.score_update(hidden, self.position_maps(num_nodes, projected.device))
+        return self.score_update(hidden, *self.position_maps(num_nodes, projected.device))
 
     def run_cell(self, inputs: torch.Tensor, state: RecurrentState) -> torch.Tensor:
         """
