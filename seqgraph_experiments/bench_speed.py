@@ -33,9 +33,8 @@ from allennlp.training.optimizers import Optimizer
 
 import seqgraph_allennlp  # noqa: F401  (registers the components)
 from seqgraph_allennlp.common.conllu import find_tree_problem, read_sentences
-from seqgraph_allennlp.predictors.seqgraph_parser import length_buckets
 from seqgraph_experiments import RESULTS, ROOT, RUNS, commands
-from seqgraph_experiments.instances import read_instances
+from seqgraph_experiments.instances import forward_in_buckets, read_instances
 from seqgraph_experiments.provenance import stamp
 from seqgraph_experiments.report import write_report
 from seqgraph_experiments.results import write_json
@@ -49,14 +48,9 @@ def parse_speed(model, instances, batch_size: int) -> float:
     human-readable output) in file order, each batch of `batch_size` sentences cut into length buckets as
     the `seqgraph_parser` predictor does (the same buckets for every model).
     """
-    def run(batch):
-        for bucket in length_buckets([len(instance["words"]) for instance in batch]):
-            model.forward_on_instances([batch[i] for i in bucket])
-
-    run(instances[:64])  # warm-up
+    forward_in_buckets(model, instances[:64], batch_size)  # warm-up
     start = time.perf_counter()
-    for begin in range(0, len(instances), batch_size):
-        run(instances[begin: begin + batch_size])
+    forward_in_buckets(model, instances, batch_size)
     return len(instances) / (time.perf_counter() - start)
 
 

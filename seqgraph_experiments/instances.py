@@ -2,11 +2,11 @@
 A CoNLL-U file read by a trained model's own dataset reader (its archive's), as the tools feed it to the
 model: with the gold annotation (training, scoring), or without it, as the predictor parses (no loss).
 """
-from typing import List, Tuple
+from typing import Any, Dict, List, Tuple
 
 from allennlp.data import Instance
 
-from seqgraph_allennlp.predictors.seqgraph_parser import without_gold
+from seqgraph_allennlp.predictors.seqgraph_parser import length_buckets, without_gold
 
 
 def read_instances(archive, path: str, gold: bool = True) -> List[Instance]:
@@ -24,3 +24,20 @@ def parse_instances(archive, path: str) -> Tuple[List[Instance], List[List[int]]
     instances = read_instances(archive, path)
     gold_heads = [instance["head_indices"].labels for instance in instances]
     return [without_gold(instance) for instance in instances], gold_heads
+
+
+def forward_in_buckets(model, instances: List[Instance], batch_size: int = 64) -> List[Dict[str, Any]]:
+    """
+    `Model.forward_on_instances` (under `no_grad`, human-readable output) over `instances` in file order,
+    each batch of `batch_size` sentences cut into length buckets as the `seqgraph_parser` predictor does:
+    the outputs, in the order of `instances`.
+    """
+    outputs: List[Dict[str, Any]] = []
+    for begin in range(0, len(instances), batch_size):
+        batch = instances[begin: begin + batch_size]
+        batch_outputs: List[Dict[str, Any]] = [{}] * len(batch)
+        for bucket in length_buckets([len(instance["words"]) for instance in batch]):
+            for position, output in zip(bucket, model.forward_on_instances([batch[i] for i in bucket])):
+                batch_outputs[position] = output
+        outputs.extend(batch_outputs)
+    return outputs

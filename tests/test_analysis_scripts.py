@@ -106,3 +106,19 @@ def test_tau_sweep_one_edge_per_step_takes_one_step_per_word(archive):
     assert tau_sweep.decode(model, instances, gold, 1e-9)["steps_per_sentence"] < one_edge["words_per_sentence"]
     # the sweep passes its options to each call: the model keeps its config's
     assert model.tau == 0.05
+
+
+def test_forward_in_buckets_returns_each_sentence_its_own_parse_in_file_order(archive):
+    from seqgraph_experiments.instances import forward_in_buckets
+
+    instances, gold = parse_instances(archive, DATA)
+    model = archive.model.eval()
+    # a bucket runs its sentences sorted by length (the first batch has 7, 5, 16, 33 and 11 words): the
+    # outputs must be put back in file order
+    outputs = forward_in_buckets(model, instances, batch_size=5)
+    assert len(outputs) == len(instances)
+    for instance, reference, output in zip(instances, gold, outputs):
+        alone = model.forward_on_instance(instance)
+        assert len(output["predicted_heads"]) == len(reference)
+        assert list(output["predicted_heads"]) == list(alone["predicted_heads"])
+        assert output["words"] == alone["words"]

@@ -24,8 +24,7 @@ import torch
 from allennlp.models.archival import load_archive
 
 import seqgraph_allennlp  # noqa: F401  (registers the components)
-from seqgraph_allennlp.predictors.seqgraph_parser import length_buckets
-from seqgraph_experiments.instances import parse_instances
+from seqgraph_experiments.instances import forward_in_buckets, parse_instances
 from seqgraph_experiments.provenance import stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
@@ -39,16 +38,8 @@ SETTINGS = {
 
 def parse(model, instances, batch_size: int = 64) -> List[List[int]]:
     """Each sentence's predicted heads (of its words), in the predictor's batches."""
-    heads: List[List[int]] = []
-    with torch.no_grad():
-        for begin in range(0, len(instances), batch_size):
-            batch = instances[begin: begin + batch_size]
-            outputs: List[Dict] = [{}] * len(batch)
-            for bucket in length_buckets([len(instance["words"]) for instance in batch]):
-                for position, output in zip(bucket, model.forward_on_instances([batch[i] for i in bucket])):
-                    outputs[position] = output
-            heads.extend([int(head) for head in output["predicted_heads"]] for output in outputs)
-    return heads
+    return [[int(head) for head in output["predicted_heads"]]
+            for output in forward_in_buckets(model, instances, batch_size)]
 
 
 def main() -> None:
