@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Tuple
 
 from allennlp.data import Instance
 
-from seqgraph_allennlp.predictors.seqgraph_parser import length_buckets, without_gold
+from seqgraph_allennlp.predictors.seqgraph_parser import forward_in_length_buckets, without_gold
 
 
 def read_instances(archive, path: str, gold: bool = True) -> List[Instance]:
@@ -34,10 +34,5 @@ def forward_in_buckets(model, instances: List[Instance], batch_size: int = 64) -
     """
     outputs: List[Dict[str, Any]] = []
     for begin in range(0, len(instances), batch_size):
-        batch = instances[begin: begin + batch_size]
-        batch_outputs: List[Dict[str, Any]] = [{}] * len(batch)
-        for bucket in length_buckets([len(instance["words"]) for instance in batch]):
-            for position, output in zip(bucket, model.forward_on_instances([batch[i] for i in bucket])):
-                batch_outputs[position] = output
-        outputs.extend(batch_outputs)
+        outputs.extend(forward_in_length_buckets(model.forward_on_instances, instances[begin: begin + batch_size]))
     return outputs

@@ -1,6 +1,6 @@
 import json
 import logging
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 from allennlp.common.checks import ConfigurationError
@@ -72,6 +72,21 @@ def length_buckets(lengths: List[int], min_size: int = 16, max_padding: float = 
     if current:
         buckets.append(current)
     return buckets
+
+
+def forward_in_length_buckets(
+    forward: Callable[[List[Instance]], List[Dict[str, Any]]], instances: List[Instance]
+) -> List[Dict[str, Any]]:
+    """
+    `forward` (a `forward_on_instances`) run on `instances` cut into `length_buckets`: its outputs, in the
+    order of `instances`. The same trees as one batch (a sentence's parse does not depend on its batch),
+    with less padding.
+    """
+    outputs: List[Dict[str, Any]] = [{}] * len(instances)
+    for bucket in length_buckets([len(instance["words"]) for instance in instances]):  # type: ignore[arg-type]
+        for position, output in zip(bucket, forward([instances[i] for i in bucket])):
+            outputs[position] = output
+    return outputs
 
 
 class InputError(SeqGraphError, ValueError):
@@ -456,11 +471,7 @@ class SeqGraphParserPredictor(Predictor):
             instance = without_gold(instance)
             self._dataset_reader.apply_token_indexers(instance)
             inputs.append(instance)
-        # the same trees as one batch (a sentence's parse does not depend on its batch), with less padding
-        outputs: List[Dict[str, Any]] = [{}] * len(inputs)
-        for bucket in length_buckets([len(instance["words"]) for instance in inputs]):  # type: ignore[arg-type]
-            for position, output in zip(bucket, self._forward_on_instances([inputs[i] for i in bucket])):
-                outputs[position] = output
+        outputs = forward_in_length_buckets(self._forward_on_instances, inputs)
         results = []
         for instance, output in zip(instances, outputs):
             result = {key: sanitize(output[key]) for key in OUTPUT_KEYS if key in output}
