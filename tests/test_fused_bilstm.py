@@ -319,3 +319,81 @@ def test_embed_edge_indices_equals_embed_edges_of_one_edge_matrices():
     torch.testing.assert_close(module.embed_edge_indices(projected, heads, dependents, added), expected)
     # the sentence that added no edge reads the start vector
     assert torch.equal(expected[1], module.start_edge)
+
+
+@pytest.mark.parametrize("bfloat16_training", [False, True])
+def test_traced_scores_equal_the_unroll_in_value_and_gradient(bfloat16_training):
+    """
+    A roll-in that records its steps in a `ScoreTrace` gives every state's scores their gradients without
+    computing them again: the same values and gradients as `S_0` plus the running sum of `unroll`.
+    """
+    from seqgraph_allennlp.modules.fused_bilstm import native_bfloat16
+    from seqgraph_allennlp.modules.recurrent_weight import ScoreTrace
+
+    torch.manual_seed(9)
+    module = RecurrentWeight(
+        encoder_dim=6, hidden_dim=8, edge_dim=4, position_dim=5, weight_dim=3, bfloat16_training=bfloat16_training
+    )
+    with torch.no_grad():
+        module.attention._weight_matrix.normal_()
+        module.attention._bias.fill_(0.25)
+    batch_size, num_nodes, num_states = 3, 6, 4
+    encoded = torch.randn(batch_size, num_nodes, 6, requires_grad=True)
+    final_state = torch.randn(batch_size, 6, requires_grad=True)
+    initial_scores = torch.randn(batch_size, num_nodes, num_nodes, requires_grad=True)
+    heads = torch.randint(num_nodes, (batch_size, num_states - 1))
+    dependents = torch.randint(1, num_nodes, (batch_size, num_states - 1))
+    # the last sentence stops adding edges after its first (inactive steps read the start vector)
+    added = torch.tensor([[True] * 3, [True] * 3, [True, False, False]])
+
+    # a roll-in without gradients, one step at a time (room for more states than it reaches)
+    with torch.no_grad():
+        trace = ScoreTrace(initial_scores, num_nodes - 1)
+        projected = module.project_nodes(encoded)
+        positions = module.position_maps(num_nodes, encoded.device)
+        state = module.initial_state(final_state)
+        scores = initial_scores
+        edge_input = module.start_edge.expand(batch_size, -1)
+        for step in range(num_states):
+            update, state = module.step(state, edge_input, positions, trace)
+            scores = trace.add_update(scores, update)
+            if step < num_states - 1:
+                edge_input = module.embed_edge_indices(
+                    projected, heads[:, step], dependents[:, step], added[:, step]
+                )
+    assert trace.num_states == num_states
+
+    projected = module.project_nodes(encoded)
+    traced = module.traced_scores(initial_scores, final_state, projected, heads, dependents, added, trace)
+    updates = module.unroll(final_state, projected, heads, dependents, added)
+    expected = initial_scores.unsqueeze(1) + updates.cumsum(dim=1)
+    assert traced.shape == expected.shape == (batch_size, num_states, num_nodes, num_nodes)
+    in_bfloat16 = bfloat16_training and native_bfloat16(encoded.device)
+    # float32: the same to rounding; bfloat16: each update is rounded (about 1 % of the scores' scale)
+    tolerance = 0.02 * float(expected.detach().abs().max()) if in_bfloat16 else 1e-5
+    torch.testing.assert_close(traced, expected, rtol=0, atol=tolerance)
+
+    upstream = torch.randn_like(expected)
+    inputs = [initial_scores, encoded, final_state] + [p for p in module.parameters() if p.requires_grad]
+    actual_gradients = torch.autograd.grad((traced * upstream).sum(), inputs, retain_graph=True, allow_unused=True)
+    expected_gradients = torch.autograd.grad((expected * upstream).sum(), inputs, allow_unused=True)
+    compared = 0
+    for actual, reference in zip(actual_gradients, expected_gradients):
+        assert (actual is None) == (reference is None)
+        if reference is None:
+            continue
+        assert actual.dtype == reference.dtype == torch.float32
+        if in_bfloat16:
+            cosine = torch.nn.functional.cosine_similarity(actual.flatten(), reference.flatten(), dim=0)
+            assert cosine > 0.99
+        else:
+            scale = max(1.0, float(reference.abs().max()))
+            torch.testing.assert_close(actual, reference, rtol=1e-4, atol=1e-5 * scale)
+        compared += int(reference.abs().sum() > 0)
+    # S_0, the encoder's outputs and final state, the cell, the generator, the embeddings, the biaffine
+    assert compared >= 10
+
+    # without gradients (validation) the trace's scores are returned as they are
+    with torch.no_grad():
+        untracked = module.traced_scores(initial_scores, final_state, projected, heads, dependents, added, trace)
+    assert not untracked.requires_grad and torch.equal(untracked, traced.detach())
