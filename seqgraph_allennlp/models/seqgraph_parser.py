@@ -14,7 +14,7 @@ from allennlp.training.metrics import Average, CategoricalAccuracy
 
 from seqgraph_allennlp.common.errors import SentenceTooLongError
 from seqgraph_allennlp.modules.bilinear import MatmulBilinear, MatmulBilinearMatrixAttention
-from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight, ScoreTrace
+from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
 from seqgraph_allennlp.oracles import Oracle, free_edges, gold_edge_index
 from seqgraph_allennlp.oracles.uniform import UniformOracle
 from seqgraph_allennlp.roll_ins import RollIn
@@ -596,13 +596,11 @@ class SeqGraphParser(Model):
         initial_scores: torch.Tensor,
         encoded: torch.Tensor,
         final_state: torch.Tensor,
-        trace: Optional[ScoreTrace] = None,
     ) -> Tuple[Callable[[torch.Tensor], torch.Tensor], torch.Tensor]:
         """
         The recurrent model's scores step by step: a closure that returns `S_t` given `f_emb` of the edges
         added at step `t - 1` (`RecurrentWeight.embed_edges` of several edges a step, `embed_edge_indices`
-        of one), and `project_nodes(encoded)` `(batch_size, V, d_e)` that both read. With a `trace`, every
-        step is recorded in it (the training roll-in).
+        of one), and `project_nodes(encoded)` `(batch_size, V, d_e)` that both read.
         """
         recurrent_weight = self.recurrent_weight
         state = recurrent_weight.initial_state(final_state)
@@ -612,8 +610,8 @@ class SeqGraphParser(Model):
 
         def step(edge_input: torch.Tensor) -> torch.Tensor:
             nonlocal state, scores
-            delta, state = recurrent_weight.step(state, edge_input, positions, trace)
-            scores = scores + delta if trace is None else trace.add_update(scores, delta)
+            delta, state = recurrent_weight.step(state, edge_input, positions)
+            scores = scores + delta
             return scores
 
         return step, projected
@@ -668,10 +666,8 @@ class SeqGraphParser(Model):
         The sum of `KL(oracle || policy)` over the roll-in's states with a free edge, and their number.
 
         The roll-in's choices are never differentiated, so it runs first without gradients
-        (`_roll_in`). A roll-in that reads the policy computed the scores of all its states on the way: its
-        trace gives them their gradients (`RecurrentWeight.traced_scores`). Otherwise they are computed in
-        one batched pass with gradients (`RecurrentWeight.unroll`). The oracle and the KL of all states
-        are then computed at once.
+        (`_roll_in`); the scores of all its states are then computed again in one batched pass with
+        gradients (`RecurrentWeight.unroll`), and the oracle and the KL of all states at once.
         """
         num_nodes = node_mask.size(1)
         if self.recurrent_weight is None:
@@ -679,20 +675,14 @@ class SeqGraphParser(Model):
             scores = initial_scores.unsqueeze(1)
         else:
             with torch.no_grad():
-                valid, heads, dependents, added, trace = self._roll_in(
+                valid, heads, dependents, added = self._roll_in(
                     initial_scores, encoded, final_state, node_mask, heads_to_adjacency(gold_heads, node_mask)
                 )
             projected = self.recurrent_weight.project_nodes(encoded)
-            if trace is not None:
-                # shape (batch_size, T, V, V)
-                scores = self.recurrent_weight.traced_scores(
-                    initial_scores, final_state, projected, heads, dependents, added, trace
-                )
-            else:
-                # shape (batch_size, T, V, V): S_t = S_0 + the updates of steps 1 .. t
-                deltas = self.recurrent_weight.unroll(final_state, projected, heads, dependents, added)
-                deltas[:, 0] += initial_scores
-                scores = deltas.cumsum(dim=1)
+            # shape (batch_size, T, V, V): S_t = S_0 + the updates of steps 1 .. t
+            deltas = self.recurrent_weight.unroll(final_state, projected, heads, dependents, added)
+            deltas[:, 0] += initial_scores
+            scores = deltas.cumsum(dim=1)
         num_states = valid.size(1)
         # A free edge is always gold, and the oracle puts mass on free edges only: the KL needs the
         # policy's log-probability of the gold edges alone, shape (batch_size, T, V) each
@@ -716,22 +706,18 @@ class SeqGraphParser(Model):
         final_state: torch.Tensor,
         node_mask: torch.BoolTensor,
         gold_adjacency: torch.BoolTensor,
-    ) -> Tuple[torch.BoolTensor, torch.LongTensor, torch.LongTensor, torch.BoolTensor, Optional[ScoreTrace]]:
+    ) -> Tuple[torch.BoolTensor, torch.LongTensor, torch.LongTensor, torch.BoolTensor]:
         """
         The recurrent model's roll-in states, without gradients: the valid mask of each state
         `(batch_size, T, V, V)` and the edge `(head, dependent)` added after each state but the last,
         `(batch_size, T - 1)` each, with whether the sentence added one. Stops at the first state where no
         sentence of the batch has a free edge left: from there on no state has an oracle target.
-
-        A roll-in that reads the policy also returns the trace of every state's scores (`None` otherwise).
         """
         batch_size, num_nodes = node_mask.shape
         reads_policy = self.roll_in.reads_policy
-        trace = None
         if reads_policy:
-            trace = ScoreTrace(initial_scores, num_nodes - 1)
             # one edge a step: the last one is read by its nodes, no V x V matrix of the last edges is built
-            score_step, projected = self._recurrent_scores(initial_scores, encoded, final_state, trace)
+            score_step, projected = self._recurrent_scores(initial_scores, encoded, final_state)
             edge_input = self.recurrent_weight.embed_edges(encoded, None)
         state = TreeState(node_mask, self.single_root)
         # outside training the roll-in's coins come from a fixed seed: validation losses are reproducible
@@ -744,9 +730,6 @@ class SeqGraphParser(Model):
             valids.append(valid)
             free = free_edges(gold_adjacency, valid)
             if step == num_nodes - 2 or not bool(free.any()):
-                if reads_policy:
-                    # the last state's scores, which only the loss reads
-                    score_step(edge_input)
                 break
             if reads_policy:
                 # the roll-in chooses among valid edges by argmax or Gumbel-max, which a constant per
@@ -773,7 +756,6 @@ class SeqGraphParser(Model):
             torch.stack(heads, dim=1) if heads else empty,
             torch.stack(dependents, dim=1) if dependents else empty,
             torch.stack(added, dim=1) if added else empty.bool(),
-            trace,
         )
 
     def _head_selection_loss(

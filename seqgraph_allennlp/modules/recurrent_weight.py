@@ -1,4 +1,4 @@
-from typing import List, Optional, Tuple
+from typing import Optional, Tuple
 
 import torch
 from allennlp.common import FromParams
@@ -10,103 +10,6 @@ from seqgraph_allennlp.modules.fused_bilstm import in_bfloat16
 RecurrentState = Tuple[torch.Tensor, torch.Tensor]
 # `emb(0..N) W_t` as a linear map of h_t: (V * d_H, hidden_dim) and (V, d_H)
 PositionMap = Tuple[torch.Tensor, torch.Tensor]
-
-
-class ScoreTrace:
-    """
-    What a roll-in computed without gradients at each state, kept so that the loss's backward pass need
-    not compute it again (`RecurrentWeight.traced_scores`): the scores `S_t` of every state, written in
-    place into one `(batch_size, max_states, V, V)` buffer, and each step's LSTM output `h_t` and head and
-    dependent representations `emb W_t`.
-
-    # Parameters
-
-    initial_scores : `torch.Tensor`, `(batch_size, V, V)`, `S_0`.
-    max_states : `int`, how many states the roll-in can reach at most (`V - 1`).
-    """
-
-    def __init__(self, initial_scores: torch.Tensor, max_states: int) -> None:
-        batch_size, num_nodes, _ = initial_scores.shape
-        self.scores = initial_scores.new_empty(batch_size, max_states, num_nodes, num_nodes)
-        self.hidden: List[torch.Tensor] = []
-        self.head: List[torch.Tensor] = []
-        self.dependent: List[torch.Tensor] = []
-
-    @property
-    def num_states(self) -> int:
-        return len(self.hidden)
-
-    def record(self, hidden: torch.Tensor, head: torch.Tensor, dependent: torch.Tensor) -> None:
-        """One step's `h_t` `(batch_size, hidden_dim)` and representations `(batch_size, V, d_H)` each."""
-        self.hidden.append(hidden)
-        self.head.append(head)
-        self.dependent.append(dependent)
-
-    def add_update(self, previous: torch.Tensor, update: torch.Tensor) -> torch.Tensor:
-        """`S_t = S_{t-1} + update` for the state just recorded, written into the buffer; returns `S_t`."""
-        return torch.add(previous, update, out=self.scores[:, self.num_states - 1])
-
-    def states(self) -> torch.Tensor:
-        """`(batch_size, T, V, V)`: the scores of the `T` states recorded."""
-        if self.num_states == self.scores.size(1):
-            return self.scores
-        return self.scores[:, : self.num_states]
-
-
-class _TracedScores(torch.autograd.Function):
-    """
-    `S_t = S_0 + sum_{tau <= t} BiAffine(emb_h W_tau, emb_d W_tau)` for every state of a roll-in, whose
-    forward values a `ScoreTrace` already holds: the forward pass returns them, and the backward pass
-    computes the gradients of `S_0`, of the LSTM outputs `h_t` and of the position maps and the biaffine
-    weight from the traced `h_t` and representations (the same products autograd would run, in the traced
-    representations' dtype as under autocast). See `RecurrentWeight.traced_scores`.
-    """
-
-    @staticmethod
-    def forward(ctx, initial_scores, hidden, head_linear, head_bias, dependent_linear, dependent_bias, weight, trace):
-        ctx.trace = trace
-        ctx.save_for_backward(head_linear, dependent_linear, weight)
-        ctx.dtypes = (hidden.dtype, head_bias.dtype, dependent_bias.dtype)
-        return trace.states()
-
-    @staticmethod
-    def backward(ctx, grad_scores):
-        trace: ScoreTrace = ctx.trace
-        head_linear, dependent_linear, weight = ctx.saved_tensors
-        batch_size, num_states, num_nodes, _ = grad_scores.shape
-        # dS_0 is the sum over states; the update of step t reaches every later state: a reversed cumsum
-        cumulative = grad_scores.cumsum(dim=1)
-        grad_initial = cumulative[:, -1].clone()
-        grad_updates = cumulative.neg_().add_(grad_initial.unsqueeze(1)).add_(grad_scores)
-        # shape (n, V, d_H), n = batch_size * T, and (n, hidden_dim)
-        head = torch.stack(trace.head, dim=1).flatten(0, 1)
-        dependent = torch.stack(trace.dependent, dim=1).flatten(0, 1)
-        dtype = head.dtype
-        hidden = torch.stack(trace.hidden, dim=1).flatten(0, 1).to(dtype)
-        grad_updates = grad_updates.reshape(-1, num_nodes, num_nodes).to(dtype)
-        weight_dim = head.size(-1)
-        if weight.size(0) > weight_dim:
-            # the attention's input biases: a column of ones on both sides
-            ones = head.new_ones(head.shape[:-1] + (1,))
-            head, dependent = torch.cat([head, ones], -1), torch.cat([dependent, ones], -1)
-        attention_weight = weight.to(dtype)
-        # update = head A dependent^T
-        update_dependent = torch.bmm(grad_updates, dependent)
-        update_head = torch.bmm(grad_updates.transpose(1, 2), head)
-        grad_weight = head.flatten(0, 1).t() @ update_dependent.flatten(0, 1)
-        grad_head = (update_dependent @ attention_weight.t())[..., :weight_dim].reshape(hidden.size(0), -1)
-        grad_dependent = (update_head @ attention_weight)[..., :weight_dim].reshape(hidden.size(0), -1)
-        # representations = linear(h_t, G).view(V, d_H) + c
-        grad_hidden = grad_head @ head_linear.to(dtype) + grad_dependent @ dependent_linear.to(dtype)
-        grads = []
-        for grad, bias_dtype, linear in (
-            (grad_head, ctx.dtypes[1], head_linear),
-            (grad_dependent, ctx.dtypes[2], dependent_linear),
-        ):
-            grads.append((grad.t() @ hidden).to(linear.dtype))
-            grads.append(grad.sum(dim=0).view(num_nodes, weight_dim).to(bias_dtype))
-        grad_hidden = grad_hidden.view(batch_size, num_states, -1).to(ctx.dtypes[0])
-        return grad_initial, grad_hidden, grads[0], grads[1], grads[2], grads[3], grad_weight.to(weight.dtype), None
 
 
 class RecurrentWeight(torch.nn.Module, FromParams):
@@ -261,7 +164,6 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         hidden: torch.Tensor,
         head_positions: PositionMap,
         dependent_positions: PositionMap,
-        trace: Optional[ScoreTrace] = None,
     ) -> torch.Tensor:
         """
         `BiAffine(emb_h W_t, emb_d W_t)` for LSTM outputs `hidden` `(..., hidden_dim)`: `(..., V, V)`,
@@ -272,23 +174,19 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         embeddings with the generator's weight, computed once per batch (`position_maps`): the `d_emb x d_H`
         matrix `W_t` itself is never built, which is the largest product of a step (the same value,
         fewer operations and far less memory traffic).
-
-        With a `trace` (one step of a roll-in, without gradients), `h_t` and the representations are
-        recorded in it.
         """
         if in_bfloat16(self.training, self._bfloat16_training, self._bfloat16_inference, hidden.device):
             with torch.autocast(hidden.device.type, dtype=torch.bfloat16):
-                scores = self._score_update(hidden, head_positions, dependent_positions, trace)
+                scores = self._score_update(hidden, head_positions, dependent_positions)
             # S_t sums the updates in float32
             return scores.float()
-        return self._score_update(hidden, head_positions, dependent_positions, trace)
+        return self._score_update(hidden, head_positions, dependent_positions)
 
     def _score_update(
         self,
         hidden: torch.Tensor,
         head_positions: PositionMap,
         dependent_positions: PositionMap,
-        trace: Optional[ScoreTrace] = None,
     ) -> torch.Tensor:
         leading = hidden.shape[:-1]
         flat = hidden.reshape(-1, hidden.size(-1))
@@ -299,8 +197,6 @@ class RecurrentWeight(torch.nn.Module, FromParams):
             # rather than promoting the sum back to float32)
             projected = torch.nn.functional.linear(flat, linear).view(-1, num_nodes, self._weight_dim)
             representations.append(projected + bias.to(projected.dtype))
-        if trace is not None:
-            trace.record(hidden, *representations)
         scores = self.attention(*representations)
         return scores.reshape(*leading, num_nodes, num_nodes)
 
@@ -322,19 +218,14 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         return self.step(state, self.embed_edges(encoded, last_edges, projected), positions)
 
     def step(
-        self,
-        state: RecurrentState,
-        edge_input: torch.Tensor,
-        positions: Tuple[PositionMap, PositionMap],
-        trace: Optional[ScoreTrace] = None,
+        self, state: RecurrentState, edge_input: torch.Tensor, positions: Tuple[PositionMap, PositionMap]
     ) -> Tuple[torch.Tensor, RecurrentState]:
         """
         `forward` from the last step's `f_emb`, `(batch_size, d_e + 2 d_emb)` (`embed_edges` or
-        `embed_edge_indices`): the score update `(batch_size, V, V)` and the new state; a roll-in without
-        gradients records the step in its `trace`.
+        `embed_edge_indices`): the score update `(batch_size, V, V)` and the new state.
         """
         hidden, cell = self.cell(edge_input, state)
-        return self.score_update(hidden, *positions, trace=trace), (hidden, cell)
+        return self.score_update(hidden, *positions), (hidden, cell)
 
     def embed_edge_indices(
         self,
@@ -392,70 +283,14 @@ class RecurrentWeight(torch.nn.Module, FromParams):
 
         `(batch_size, T, V, V)`: `S_t - S_{t-1}` for `t = 1 .. T`.
         """
-        hidden = self.unroll_cell(final_encoder_state, projected, heads, dependents, added)
-        # shape (batch_size, T, V, V)
-        return self.score_update(hidden, *self.position_maps(projected.size(1), projected.device))
-
-    def unroll_cell(
-        self,
-        final_encoder_state: torch.Tensor,
-        projected: torch.Tensor,
-        heads: torch.LongTensor,
-        dependents: torch.LongTensor,
-        added: torch.BoolTensor,
-    ) -> torch.Tensor:
-        """
-        The LSTM outputs `h_1 .. h_T` of a roll-in whose edges are known, `(batch_size, T, hidden_dim)`
-        (arguments as for `unroll`).
-        """
+        batch_size, num_nodes, _ = projected.shape
         # shape (batch_size, T - 1, d_e + 2 d_emb): f_emb of each step's edge
         edge_inputs = self.embed_edge_indices(projected, heads, dependents, added)
-        start = self.start_edge.view(1, 1, -1).expand(projected.size(0), 1, -1)
+        start = self.start_edge.view(1, 1, -1).expand(batch_size, 1, -1)
         inputs = torch.cat([start, edge_inputs], dim=1)
-        return self.run_cell(inputs, self.initial_state(final_encoder_state))
-
-    def traced_scores(
-        self,
-        initial_scores: torch.Tensor,
-        final_encoder_state: torch.Tensor,
-        projected: torch.Tensor,
-        heads: torch.LongTensor,
-        dependents: torch.LongTensor,
-        added: torch.BoolTensor,
-        trace: ScoreTrace,
-    ) -> torch.Tensor:
-        """
-        The scores `S_1 .. S_T` of every state of a roll-in that read the policy, `(batch_size, T, V, V)`,
-        differentiable: the same as `initial_scores` plus the running sum of `unroll`, without computing
-        them again. Such a roll-in already computed every state's scores, step by step and without
-        gradients, and kept them in its `trace`; only the LSTM cell runs again here (`run_cell`, one fused
-        sequence) to carry the gradient of `h_t` to the cell and the encoder, and the score updates' own
-        backward pass reads the traced `h_t` and representations (`_TracedScores`). This saves the
-        unroll's forward products and its `(batch_size, T, V, V)` running sum, a large part of a training
-        batch on long sentences.
-
-        # Parameters
-
-        initial_scores : `torch.Tensor`, `(batch_size, V, V)`, the `S_0` the roll-in started from.
-        final_encoder_state, projected, heads, dependents, added : as for `unroll`.
-        trace : `ScoreTrace`, the roll-in's, with `T` states recorded.
-        """
-        if not torch.is_grad_enabled():
-            return trace.states()
-        hidden = self.unroll_cell(final_encoder_state, projected, heads, dependents, added)
-        (head_linear, head_bias), (dependent_linear, dependent_bias) = self.position_maps(
-            projected.size(1), projected.device
-        )
-        return _TracedScores.apply(
-            initial_scores,
-            hidden,
-            head_linear,
-            head_bias,
-            dependent_linear,
-            dependent_bias,
-            self.attention._weight_matrix,
-            trace,
-        )
+        hidden = self.run_cell(inputs, self.initial_state(final_encoder_state))
+        # shape (batch_size, T, V, V)
+        return self.score_update(hidden, *self.position_maps(num_nodes, projected.device))
 
     def run_cell(self, inputs: torch.Tensor, state: RecurrentState) -> torch.Tensor:
         """
