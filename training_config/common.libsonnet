@@ -106,12 +106,19 @@
     model+: { predict_upos: false },
   },
 
+  // The recurrent weight model's LSTM cell at 256 units, as every row trained before 2026-11-26 (the
+  // recommended coach_valid has 128 since, coach_valid.jsonnet): for configs whose rows were measured with it.
+  recurrent_hidden_256:: {
+    model+: { recurrent_weight+: { hidden_dim: 256 } },
+  },
+
   // The sequential graph parser with the given training policy. policy_support: 'valid' normalises the
   // policy over the valid edges of each state, 'all' is the paper's equation 5 over all V x V edges;
   // head_selection_weight > 0 adds Dozat & Manning's per-word head cross-entropy on S_0 to the KL loss
   // (beyond the paper). upos_loss_weight: null has no UPOS tagger; a number adds one (upos_tagger above)
-  // with that loss weight. The seqgraph_run_length callback gives annealed coaching the run's length.
-  seqgraph(recurrent=true, oracle=null, roll_in=null, decoder='valid', policy_support='valid', head_selection_weight=0.0, tau=null, upos_loss_weight=null):: {
+  // with that loss weight. recurrent_hidden_dim is the recurrent weight model's LSTM cell size. The
+  // seqgraph_run_length callback gives annealed coaching the run's length.
+  seqgraph(recurrent=true, oracle=null, roll_in=null, decoder='valid', policy_support='valid', head_selection_weight=0.0, tau=null, upos_loss_weight=null, recurrent_hidden_dim=256):: {
     dataset_reader: $.dataset_reader,
     train_data_path: $.train_data_path,
     validation_data_path: $.validation_data_path,
@@ -137,7 +144,7 @@
       head_selection_weight: head_selection_weight,
       // Sizes of the recurrent weight model (Section 2.2); the paper does not give them.
       [if recurrent then 'recurrent_weight']: {
-        hidden_dim: 256,
+        hidden_dim: recurrent_hidden_dim,
         edge_dim: 128,
         position_dim: 64,
         weight_dim: 64,
