@@ -15,7 +15,8 @@
 // The recurrent weight model's LSTM cell has 128 units (256 before 2026-11-26; the paper gives no size): as
 // accurate on Welsh-CCG over three seeds (test UAS 81.30 +- 0.49 against 81.24 +- 0.51, welsh_seeds) and on
 // EWT at convergence (ewt_converged: 88.22 test UAS, one seed, against 88.14 +- 0.17), with a training pass
-// about 10 % shorter (docs/BENCHMARKS.md). The rows trained before then: -o '{"model.recurrent_weight.hidden_dim": 256}'.
+// about 10 % shorter (docs/BENCHMARKS.md). The rows trained before then:
+// -o '{"model.recurrent_weight.hidden_dim": 256}'.
 local common = import 'common.libsonnet';
 
 common.seqgraph(
