@@ -118,6 +118,8 @@ def main() -> None:
     parser.add_argument("--operators", type=int, metavar="N", default=0,
                         help="also profile the sample with torch.profiler and print its N costliest operators "
                         "(self CPU time, forward and backward)")
+    parser.add_argument("--shapes", action="store_true",
+                        help="with --operators, one row per operator and input shapes (which products cost most)")
     args = parser.parse_args()
     if args.summarise:
         summarise(args.summarise)
@@ -173,10 +175,14 @@ def main() -> None:
         seconds.append(time.perf_counter() - start)
         if args.operators:
             # a second pass under the profiler, so that its overhead stays out of the times above
-            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profile:
+            with torch.profiler.profile(
+                activities=[torch.profiler.ProfilerActivity.CPU], record_shapes=args.shapes
+            ) as profile:
                 train_batches(model, optimizer, batches, grad_norm)
             print(f"{name} ({len(batches)} batches), under torch.profiler:")
-            print(profile.key_averages().table(sort_by="self_cpu_time_total", row_limit=args.operators))
+            averages = profile.key_averages(group_by_input_shape=args.shapes)
+            print(averages.table(sort_by="self_cpu_time_total", row_limit=args.operators, max_name_column_width=40,
+                                 max_shapes_column_width=70))
         if args.phases:
             print(f"{name} ({len(batches)} batches): " + ", ".join(
                 f"{phase} {value:.2f} s" for phase, value in sorted(PHASES.items())))
