@@ -300,6 +300,16 @@ def speed_table(speed: Dict) -> List[str]:
             f"{row['parse_sentences_per_second_batch_64']:.1f} | "
             f"{'' if parse_ratio is None else f'{parse_ratio:.2f}'} | {per_batch} | {epoch_minutes} | {train_ratio} |"
         )
+    timed = sorted({row["train"]["batches_timed"] for row in speed["rows"] if row.get("train")})
+    if timed:
+        lines += [
+            "",
+            f"The training columns time {' or '.join(map(str, timed))} batches drawn at random from an epoch's "
+            "bucketed batches. An epoch's few longest batches cost the recurrent parser most (a sentence of `V` "
+            "nodes has `V - 1` states of `V x V` scores) and are rarely drawn, so this ratio understates an "
+            "epoch's. The training pass with its longest batches timed (`benchmarks/profile_train.py`) is in "
+            "docs/BENCHMARKS.md.",
+        ]
     for row in speed["rows"]:
         if "allennlp_predict" in row:
             cli = row["allennlp_predict"]
