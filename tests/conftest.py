@@ -97,8 +97,8 @@ def trained_model_archive(tmp_path_factory):
         "test_data_path": data,
         "trainer.num_epochs": 1,
         "model.recurrent_weight.max_sentence_length": TRAINED_MODEL_MAX_SENTENCE_LENGTH,
-        # without coach_valid's UPOS tagger, as coach_valid_mpnet has none: the predictor's tests read a
-        # model whose output has no predicted_upos (tests/test_upos_tagger.py trains its own tagged one)
+        # without coach_valid's UPOS tagger: the predictor's tests read a model whose output has no
+        # predicted_upos (tests/test_upos_tagger.py trains its own tagged one)
         "dataset_reader.upos_targets": False,
         "model.predict_upos": False,
     }

@@ -40,9 +40,9 @@ def test_the_baseline_over_mpnet_reads_the_same_features_as_the_recurrent_parser
     assert baseline["model"]["type"] == "conll18_biaffine_parser"
     for part in ("text_field_embedder", "encoder"):
         assert baseline["model"][part] == recurrent["model"][part], part
-    # the same reader; the recurrent parser's says it reads no UPOS targets (coach_valid_mpnet has no tagger)
-    assert {**baseline["dataset_reader"], "upos_targets": False} == recurrent["dataset_reader"]
-    assert not recurrent["model"]["predict_upos"]
+    # the same reader, but the recurrent parser's reads the gold UPOS as its tagger's targets
+    assert {**baseline["dataset_reader"], "upos_targets": True} == recurrent["dataset_reader"]
+    assert recurrent["model"]["predict_upos"] and not baseline["dataset_reader"].get("upos_targets", False)
     assert baseline["model"]["encoder"]["input_size"] == plain["model"]["encoder"]["input_size"] + 768
     # everything else is the plain baseline's
     for key in set(plain) - {"dataset_reader", "model"}:
@@ -72,6 +72,9 @@ class TestMpnetConfig(ModelTestCase):
         self.model.eval()
         output = self.model(**self.dataset.as_tensor_dict())
         assert is_tree(output["heads"], output["mask"], single_root=True).all()
+        # the English model tags: its reader gives the tagger the gold UPOS, and every word gets a tag
+        assert self.model.predicts_upos and "upos_tags" in self.dataset.as_tensor_dict()
+        assert "upos_loss" in output and output["upos"].shape == output["mask"][:, 1:].shape
 
 
 class TestBiaffineMpnetConfig(ModelTestCase):

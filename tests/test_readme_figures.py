@@ -69,3 +69,14 @@ def test_the_english_model_section_quotes_the_paired_bootstrap_as_its_json_says(
     low, high = (100 * bound for bound in result["UAS"]["interval_95"])
     assert f"leads it by {100 * result['UAS']['difference']:.2f} test UAS" in section
     assert f"between {low:+.2f} and {high:+.2f} (95 %)" in section
+
+
+def test_the_english_model_section_quotes_the_tagged_row_as_its_json_says():
+    # coach_valid_mpnet has trained the UPOS tagger since 2026-11-26: its row with the tagger
+    section = english_model_section().replace("\n", " ")
+    result = json.loads((RESULTS / "coach_valid_mpnet_upos.json").read_text())
+    assert "results/ewt_converged/coach_valid_mpnet_upos.json" in section
+    test, dev = result["test_scorer"], result["dev"]
+    assert (f"test UAS / LAS {100 * test['UAS']:.2f} / {100 * test['LAS']:.2f}, UPOS {100 * result['test']['UPOS']:.2f}"
+            in section)
+    assert f"dev UAS {100 * dev['UAS']:.2f} (epoch {result['best_epoch']} of {result['epochs_done']})" in section

@@ -98,9 +98,9 @@
     dataset_reader+: { upos_targets: true },
     model+: { predict_upos: true, upos_loss_weight: weight },
   },
-  // The same config without the tagger: for configs whose rows were measured without it
-  // (coach_valid_mpnet.jsonnet), and to reproduce the coach_valid rows trained before it was on (commits
-  // before 2026-11-25): -o '{"dataset_reader.upos_targets": false, "model.predict_upos": false}'
+  // The same config without the tagger: for a treebank without UPOS, and to reproduce the rows trained
+  // before it was on (coach_valid before 2026-11-25, coach_valid_mpnet before 2026-11-26):
+  // -o '{"dataset_reader.upos_targets": false, "model.predict_upos": false}'
   no_upos_tagger:: {
     dataset_reader+: { upos_targets: false },
     model+: { predict_upos: false },
