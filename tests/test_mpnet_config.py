@@ -70,10 +70,11 @@ class TestMpnetConfig(ModelTestCase):
         trained = [name for name, parameter in mpnet.named_parameters() if parameter.requires_grad]
         assert sorted(trained) == ["_layer_mix.gamma"] + [f"_layer_mix.scalar_parameters.{i}" for i in range(4)]
         self.model.eval()
-        output = self.model(**self.dataset.as_tensor_dict())
+        tensors = self.dataset.as_tensor_dict()
+        output = self.model(**tensors)
         assert is_tree(output["heads"], output["mask"], single_root=True).all()
         # the English model tags: its reader gives the tagger the gold UPOS, and every word gets a tag
-        assert self.model.predicts_upos and "upos_tags" in self.dataset.as_tensor_dict()
+        assert self.model.predicts_upos and "upos_tags" in tensors
         assert "upos_loss" in output and output["upos"].shape == output["mask"][:, 1:].shape
 
 
