@@ -25,6 +25,7 @@ from seqgraph_allennlp.structs.tree import (
     mst_decode,
     single_root_mst,
     pair_mask,
+    state_gold_log_probs,
     transitive_closure,
     valid_mask,
 )
@@ -250,6 +251,45 @@ def test_edge_log_probs_with_empty_policy_support_is_finite():
     assert log_probs[0, 1] == pytest.approx(0.0)
     # the second sentence has no supported edge (a complete tree): it falls back to all its edges
     assert torch.allclose(log_probs[1], edge_log_probs(scores, node_mask)[1])
+
+
+@settings(max_examples=25, deadline=None)
+@given(lengths=lengths_strategy, seed=seed_strategy, use_support=st.booleans())
+def test_state_gold_log_probs_and_gradient_equal_autograd_of_edge_log_probs(lengths, seed, use_support):
+    # the loss's fused pass against the plain path: S_t summed step by step, the policy of each state from
+    # `edge_log_probs`, autograd's gradient; compared where the requested edge is in the state's support
+    # (the loss's target is zero elsewhere)
+    rng = generator(seed)
+    node_mask = make_node_mask(lengths)
+    batch_size, num_nodes = node_mask.shape
+    num_states = 4
+    updates = torch.randn(batch_size, num_states, num_nodes, num_nodes, generator=rng, dtype=torch.float64)
+    updates.requires_grad_(True)
+    gold_index = torch.randint(0, num_nodes * num_nodes, (batch_size, num_states, num_nodes), generator=rng)
+    support = None
+    if use_support:
+        support = torch.rand(batch_size, num_states, num_nodes, num_nodes, generator=rng) > 0.5
+        support[0, 1] = False  # a complete tree's state: falls back to all edges
+    weights = torch.randn(batch_size, num_states, num_nodes, generator=rng, dtype=torch.float64)
+
+    fused = state_gold_log_probs(updates, node_mask, gold_index, support)
+
+    scores = torch.zeros_like(updates[:, 0])
+    plain, supported = [], []
+    for state in range(num_states):
+        scores = scores + updates[:, state]
+        state_support = None if support is None else support[:, state]
+        log_probs = edge_log_probs(scores, node_mask, state_support)
+        plain.append(log_probs.gather(1, gold_index[:, state]))
+        supported.append(log_probs.gather(1, gold_index[:, state]) > -1e30)
+    plain = torch.stack(plain, dim=1)
+    supported = torch.stack(supported, dim=1)
+    assume(bool(supported.any()))
+    (plain_grad,) = torch.autograd.grad((plain * weights * supported).sum(), updates)
+    (fused_grad,) = torch.autograd.grad((fused * weights * supported).sum(), updates)
+
+    assert torch.allclose(fused[supported], plain[supported], atol=1e-10)
+    assert torch.allclose(fused_grad, plain_grad, atol=1e-10)
 
 
 

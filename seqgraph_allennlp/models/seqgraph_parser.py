@@ -23,7 +23,7 @@ from seqgraph_allennlp.structs.tree import (
     POLICY_SUPPORTS,
     TreeState,
     ValidDecoding,
-    edge_log_partition,
+    state_gold_log_probs,
     greedy_valid_decode,
     heads_to_adjacency,
     mst_decode,
@@ -672,7 +672,7 @@ class SeqGraphParser(Model):
         num_nodes = node_mask.size(1)
         if self.recurrent_weight is None:
             valid = TreeState(node_mask, self.single_root).valid.unsqueeze(1)
-            scores = initial_scores.unsqueeze(1)
+            updates = initial_scores.unsqueeze(1)
         else:
             with torch.no_grad():
                 valid, heads, dependents, added = self._roll_in(
@@ -680,9 +680,8 @@ class SeqGraphParser(Model):
                 )
             projected = self.recurrent_weight.project_nodes(encoded)
             # shape (batch_size, T, V, V): S_t = S_0 + the updates of steps 1 .. t
-            deltas = self.recurrent_weight.unroll(final_state, projected, heads, dependents, added)
-            deltas[:, 0] += initial_scores
-            scores = deltas.cumsum(dim=1)
+            updates = self.recurrent_weight.unroll(final_state, projected, heads, dependents, added)
+            updates[:, 0] += initial_scores
         num_states = valid.size(1)
         # A free edge is always gold, and the oracle puts mass on free edges only: the KL needs the
         # policy's log-probability of the gold edges alone, shape (batch_size, T, V) each
@@ -690,8 +689,7 @@ class SeqGraphParser(Model):
         state_gold_index = gold_index.unsqueeze(1).expand(-1, num_states, -1)
         free = valid.flatten(2).gather(2, state_gold_index) & is_gold.unsqueeze(1)
         policy_support = valid if self.policy_support == "valid" else None
-        log_partition = edge_log_partition(scores, node_mask, policy_support)
-        gold_log_probs = scores.flatten(2).gather(2, state_gold_index) - log_partition.unsqueeze(-1)
+        gold_log_probs = state_gold_log_probs(updates, node_mask, state_gold_index, policy_support)
         # every state becomes a row: shape (batch_size * T, V)
         free = free.reshape(-1, num_nodes)
         gold_log_probs = gold_log_probs.reshape(-1, num_nodes)
