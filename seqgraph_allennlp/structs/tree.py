@@ -80,7 +80,7 @@ class _StateGoldLogProbs(torch.autograd.Function):
     in its backward pass, with several more passes over the `(batch_size, T, V, V)` states (the masks'
     and the cumulative sum's); this one keeps the softmax of the forward pass, and its backward pass is
     one product, a scatter of the `K` gold entries and a reverse running sum in place. Forward and
-    backward together: 1.5 times as fast on 32 sentences of 20 words, 2.8 times on 8 of 150
+    backward together: 1.5 times as fast on 32 sentences of 20 words, 3.2 times on 8 of 150
     (results/benchmarks/fused_loss.json).
     """
 
