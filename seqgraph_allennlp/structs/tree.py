@@ -89,7 +89,7 @@ class _StateGoldLogProbs(torch.autograd.Function):
         batch_size, num_states = updates.shape[:2]
         # shape (batch_size, T, V * V): S_t, summed in place (torch's cumsum over a middle dimension is
         # slower on CPU)
-        scores = updates.clone().view(batch_size, num_states, -1)
+        scores = updates.clone(memory_format=torch.contiguous_format).view(batch_size, num_states, -1)
         for state in range(1, num_states):
             scores[:, state] += scores[:, state - 1]
         gold_scores = scores.gather(2, gold_index)
