@@ -23,10 +23,10 @@ from seqgraph_allennlp.structs.tree import (
     POLICY_SUPPORTS,
     TreeState,
     ValidDecoding,
-    state_gold_log_probs,
     greedy_valid_decode,
     heads_to_adjacency,
     mst_decode,
+    state_gold_log_probs,
     word_mask,
 )
 from seqgraph_allennlp.training.attachment_scores import (
