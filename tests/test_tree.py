@@ -280,8 +280,9 @@ def test_state_gold_log_probs_and_gradient_equal_autograd_of_edge_log_probs(leng
         scores = scores + updates[:, state]
         state_support = None if support is None else support[:, state]
         log_probs = edge_log_probs(scores, node_mask, state_support)
-        plain.append(log_probs.gather(1, gold_index[:, state]))
-        supported.append(log_probs.gather(1, gold_index[:, state]) > -1e30)
+        gold_log_probs = log_probs.gather(1, gold_index[:, state])
+        plain.append(gold_log_probs)
+        supported.append(gold_log_probs > -1e30)
     plain = torch.stack(plain, dim=1)
     supported = torch.stack(supported, dim=1)
     assume(bool(supported.any()))
@@ -290,7 +291,6 @@ def test_state_gold_log_probs_and_gradient_equal_autograd_of_edge_log_probs(leng
 
     assert torch.allclose(fused[supported], plain[supported], atol=1e-10)
     assert torch.allclose(fused_grad, plain_grad, atol=1e-10)
-
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -40,6 +40,32 @@ def word_mask(node_mask: torch.BoolTensor) -> torch.BoolTensor:
     return words
 
 
+def policy_mask(
+    node_mask: torch.BoolTensor, policy_support: Optional[torch.BoolTensor] = None
+) -> torch.BoolTensor:
+    """
+    The flattened edges a policy is normalised over: the edges between real nodes, or with
+    `policy_support` those of them in the support. A sentence (or state) whose support is empty (its tree
+    is complete) falls back to all its edges, so that its softmax is never NaN.
+
+    # Parameters
+
+    node_mask : `torch.BoolTensor`, `(batch_size, V)`.
+    policy_support : `torch.BoolTensor`, optional, `(batch_size, ..., V, V)`.
+
+    # Returns
+
+    `(batch_size, ..., V * V)`, the leading dimensions of `policy_support` (without it, `(batch_size, V * V)`).
+    """
+    flat_pairs = pair_mask(node_mask).flatten(1)
+    if policy_support is None:
+        return flat_pairs
+    # shape (batch_size, 1, ..., 1, V * V), to broadcast over the support's leading dimensions
+    flat_pairs = flat_pairs.view(flat_pairs.size(0), *[1] * (policy_support.dim() - 3), -1)
+    flat_support = policy_support.flatten(-2) & flat_pairs
+    return torch.where(flat_support.any(dim=-1, keepdim=True), flat_support, flat_pairs)
+
+
 def edge_log_probs(
     scores: torch.Tensor, node_mask: torch.BoolTensor, policy_support: Optional[torch.BoolTensor] = None
 ) -> torch.Tensor:
@@ -49,8 +75,8 @@ def edge_log_probs(
     `policy_support: "valid"`).
 
     Masked edges get the smallest float rather than `masked_log_softmax`'s `log(1e-13)` offset, so that no
-    masked edge keeps mass whatever its score and a sentence's policy does not depend on its batch. A
-    sentence whose support is empty (its tree is complete) falls back to all its edges, so no row is NaN.
+    masked edge keeps mass whatever its score and a sentence's policy does not depend on its batch. The
+    edges are those of `policy_mask`.
 
     # Parameters
 
@@ -63,10 +89,7 @@ def edge_log_probs(
     `(batch_size, V * V)` log-probabilities.
     """
     batch_size = scores.size(0)
-    flat_mask = pair_mask(node_mask).reshape(batch_size, -1)
-    if policy_support is not None:
-        flat_support = policy_support.reshape(batch_size, -1) & flat_mask
-        flat_mask = torch.where(flat_support.any(dim=-1, keepdim=True), flat_support, flat_mask)
+    flat_mask = policy_mask(node_mask, policy_support)
     flat_scores = replace_masked_values(
         scores.reshape(batch_size, -1), flat_mask, min_value_of_dtype(scores.dtype)
     )
@@ -137,13 +160,10 @@ def state_gold_log_probs(
 
     `(batch_size, T, K)`.
     """
-    batch_size, num_states = updates.shape[:2]
-    # shape (batch_size, 1 or T, V * V): the edges each state's policy is normalised over, as in
-    # `edge_log_probs`
-    mask = pair_mask(node_mask).reshape(batch_size, 1, -1)
-    if policy_support is not None:
-        flat_support = policy_support.reshape(batch_size, num_states, -1) & mask
-        mask = torch.where(flat_support.any(dim=-1, keepdim=True), flat_support, mask)
+    # shape (batch_size, T or 1, V * V): the edges each state's policy is normalised over
+    mask = policy_mask(node_mask, policy_support)
+    if policy_support is None:
+        mask = mask.unsqueeze(1)
     return _StateGoldLogProbs.apply(updates, mask, gold_index)
 
 

@@ -29,7 +29,7 @@ from allennlp.nn.util import min_value_of_dtype
 
 from seqgraph_allennlp.modules.bilinear import MatmulBilinearMatrixAttention
 from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
-from seqgraph_allennlp.structs.tree import pair_mask, state_gold_log_probs
+from seqgraph_allennlp.structs.tree import policy_mask, state_gold_log_probs
 from seqgraph_experiments.provenance import machine, stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
@@ -102,9 +102,7 @@ def plain_gold_log_probs(updates, node_mask, gold_index, policy_support):
     """The loss's expression before `state_gold_log_probs`, differentiated by autograd."""
     scores = updates.cumsum(dim=1)
     flat_scores = scores.flatten(2)
-    mask = pair_mask(node_mask).reshape(node_mask.size(0), 1, -1)
-    flat_support = policy_support.flatten(2) & mask
-    mask = torch.where(flat_support.any(dim=-1, keepdim=True), flat_support, mask)
+    mask = policy_mask(node_mask, policy_support)
     log_partition = flat_scores.masked_fill(~mask, min_value_of_dtype(scores.dtype)).logsumexp(dim=-1)
     return flat_scores.gather(2, gold_index) - log_partition.unsqueeze(-1)
 
