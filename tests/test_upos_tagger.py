@@ -184,7 +184,7 @@ def test_the_seqgraph_parameter_and_the_shipped_configs(tmp_path):
         f"local common = import '{common}';\n"
         "common.seqgraph(oracle={ type: 'coaching', beta: 0.5 }, roll_in={ type: 'valid_policy', beta: 0.5, "
         "greedy: true }, policy_support='valid', head_selection_weight=1.0, tau=0.05, upos_loss_weight=0.5, "
-        "recurrent_hidden_dim=128)\n"
+        "recurrent_hidden_dim=64, recurrent_bfloat16_training=true)\n"
     )
     shipped = ROOT / "training_config" / "coach_valid_upos.jsonnet"
     # the function's parameter turns on the reader option and the model head together

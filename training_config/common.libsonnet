@@ -106,19 +106,21 @@
     model+: { predict_upos: false },
   },
 
-  // The recurrent weight model's LSTM cell at 256 units, as every row trained before 2026-11-26 (the
-  // recommended coach_valid has 128 since, coach_valid.jsonnet): for configs whose rows were measured with it.
+  // The recurrent weight model's LSTM cell at 256 units with float32 score updates, as every row trained
+  // before 2026-11-26 (the recommended coach_valid has 64 units and bfloat16 updates since,
+  // coach_valid.jsonnet): for configs whose rows were measured with it.
   recurrent_hidden_256:: {
-    model+: { recurrent_weight+: { hidden_dim: 256 } },
+    model+: { recurrent_weight+: { hidden_dim: 256, bfloat16_training: false } },
   },
 
   // The sequential graph parser with the given training policy. policy_support: 'valid' normalises the
   // policy over the valid edges of each state, 'all' is the paper's equation 5 over all V x V edges;
   // head_selection_weight > 0 adds Dozat & Manning's per-word head cross-entropy on S_0 to the KL loss
   // (beyond the paper). upos_loss_weight: null has no UPOS tagger; a number adds one (upos_tagger above)
-  // with that loss weight. recurrent_hidden_dim is the recurrent weight model's LSTM cell size. The
-  // seqgraph_run_length callback gives annealed coaching the run's length.
-  seqgraph(recurrent=true, oracle=null, roll_in=null, decoder='valid', policy_support='valid', head_selection_weight=0.0, tau=null, upos_loss_weight=null, recurrent_hidden_dim=256):: {
+  // with that loss weight. recurrent_hidden_dim is the recurrent weight model's LSTM cell size;
+  // recurrent_bfloat16_training computes its score updates in bfloat16 in training (where the CPU has it
+  // natively). The seqgraph_run_length callback gives annealed coaching the run's length.
+  seqgraph(recurrent=true, oracle=null, roll_in=null, decoder='valid', policy_support='valid', head_selection_weight=0.0, tau=null, upos_loss_weight=null, recurrent_hidden_dim=256, recurrent_bfloat16_training=false):: {
     dataset_reader: $.dataset_reader,
     train_data_path: $.train_data_path,
     validation_data_path: $.validation_data_path,
@@ -154,6 +156,7 @@
         // as with the encoder alone in bfloat16 (float32: 87.48), 1.05x faster
         // (results/benchmarks/bf16_inference.json); -o '{"model.recurrent_weight.bfloat16_inference": false}'
         bfloat16_inference: true,
+        bfloat16_training: recurrent_bfloat16_training,
       },
       [if oracle != null then 'oracle']: oracle,
       [if roll_in != null then 'roll_in']: roll_in,
