@@ -55,6 +55,13 @@ def test_the_english_model_section_quotes_the_other_rows_as_their_json_says():
     for path in sorted(RESULTS.glob("biaffine_mst.seed*.json")):
         quoted = f"{100 * json.loads(path.read_text())['test_scorer']['UAS']:.2f}"
         assert re.search(rf"{re.escape(quoted)}[^|]*`biaffine_mst` baseline over", flat), (path.name, quoted)
+    # the English pair over mpnet features over their seeds: mean ± sample sd of every seed's JSON
+    for row in ("coach_valid_mpnet", "biaffine_mst_mpnet"):
+        scores = [100 * json.loads(path.read_text())["test_scorer"]["UAS"]
+                  for path in [RESULTS / f"{row}.json", *sorted(RESULTS.glob(f"{row}.seed*.json"))]]
+        if len(scores) > 1:
+            quoted = f"{statistics.mean(scores):.2f} ± {statistics.stdev(scores):.2f}"
+            assert quoted in flat, (row, quoted)
 
 
 def test_the_english_model_script_defaults_to_the_config_the_readme_names():
