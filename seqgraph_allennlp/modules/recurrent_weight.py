@@ -51,7 +51,7 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         `BiAffine(emb_h W_t, emb_d W_t)` under `torch.autocast` in bfloat16 where the CPU computes it
         natively (elsewhere they stay float32). The parameters, their gradients, the LSTM cell and the
         running scores `S_t` stay float32: each update is rounded once, not their sum. The update alone is
-        about 2.6x faster; with a 64-unit cell, an EWT training pass 8-10 % shorter than with 128 units
+        about 2.6x faster; with a 64-unit cell, an EWT training pass 8-11 % shorter than with 128 units
         in float32, at the same accuracy (docs/BENCHMARKS.md). On in `coach_valid`.
     bfloat16_inference : `bool`, optional (default = `False`)
         The same outside training (the valid decoder's steps). On in the shipped recurrent configs: on EWT
