@@ -270,6 +270,19 @@ def train(name: str, config: str, args, overrides: Dict, out: Path,
     return None, None
 
 
+def training_time(durations: List[float], last_run_seconds: Optional[float]) -> Dict[str, Optional[float]]:
+    """
+    A training's time from the trainer's log, which spans every run of it, and the wall time of its last
+    `allennlp train` (start-up included): the whole training only where no session's end cut it and
+    `--recover` resumed it.
+    """
+    return {
+        "train_seconds_per_epoch": (sum(durations) / len(durations)) if durations else None,
+        "train_seconds_total": sum(durations) if durations else last_run_seconds,
+        "train_seconds_last_run": last_run_seconds,
+    }
+
+
 def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: int = 0) -> Optional[Path]:
     """
     Trains, evaluates and scores one row with `seed` (0: AllenNLP's default seeds, see `rows.seed_overrides`)
@@ -344,8 +357,7 @@ def run_row(spec: str, args, files: Dict[str, Path], env: Dict[str, str], seed: 
                  # the tagger's accuracy, for a model that predicts UPOS (predict_upos)
                  **{key: test[key] for key in ("UPOS",) if key in test}},
         **scorer,
-        "train_seconds_per_epoch": (sum(durations) / len(durations)) if durations else None,
-        "train_seconds_total": train_seconds,
+        **training_time(durations, train_seconds),
         "train_peak_memory_mib": train_memory,
         "evaluate_sentences_per_second": scorer["test_sentences"] / evaluate_seconds,
         "evaluate_note": "allennlp evaluate on the test file with the archived data loader (bucketed batches "

@@ -147,6 +147,17 @@ def test_trainer_log_gives_epoch_durations_and_the_training_pass(tmp_path):
     assert epoch_seconds(tmp_path) == [249.000221, 3601.5]
 
 
+def test_a_resumed_runs_training_time_counts_the_epochs_before_the_session_ended():
+    from seqgraph_experiments.runner import training_time
+
+    # three epochs before the session's end, two after `--recover`: the last `allennlp train` ran 250 s
+    time = training_time([120.0, 130.0, 110.0, 100.0, 140.0], 250.0)
+    assert time == {"train_seconds_per_epoch": 120.0, "train_seconds_total": 600.0, "train_seconds_last_run": 250.0}
+    # a log without epoch durations leaves the wall time as the only measure
+    assert training_time([], 42.0) == {"train_seconds_per_epoch": None, "train_seconds_total": 42.0,
+                                       "train_seconds_last_run": 42.0}
+
+
 def test_seeds_are_runs_of_one_row_and_the_report_gives_their_spread(tmp_path):
     from seqgraph_experiments.rows import run_name, seed_overrides
 
