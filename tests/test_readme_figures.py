@@ -62,6 +62,14 @@ def test_the_english_model_section_quotes_the_other_rows_as_their_json_says():
         if len(scores) > 1:
             quoted = f"{statistics.mean(scores):.2f} ± {statistics.stdev(scores):.2f}"
             assert quoted in flat, (row, quoted)
+    # the pair's lead in each seed, from the unrounded scores, and the seeds at the edge of the spread
+    recurrent, baseline = ([100 * json.loads(path.read_text())["test_scorer"]["UAS"]
+                            for path in [RESULTS / f"{row}.json", *sorted(RESULTS.glob(f"{row}.seed*.json"))]]
+                           for row in ("coach_valid_mpnet", "biaffine_mst_mpnet"))
+    if len(recurrent) == len(baseline) == 3:
+        leads = [f"{ours - theirs:+.2f}" for ours, theirs in zip(recurrent, baseline)]
+        assert f"{leads[0]}, {leads[1]} and {leads[2]}" in flat, leads
+        assert f"lowest seed, {min(recurrent):.2f}, above the baseline's highest, {max(baseline):.2f}" in flat
 
 
 def test_the_english_model_script_defaults_to_the_config_the_readme_names():
