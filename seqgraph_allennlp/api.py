@@ -15,13 +15,14 @@ give the same trees.
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, List, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from allennlp.data import DatasetReader, Instance
 from allennlp.models import Model
 from allennlp.models.archival import load_archive
 
 from seqgraph_allennlp.common.conllu import ConlluSentence, parse_string, read_sentences
+from seqgraph_allennlp.common.enhanced import enhanced_graph
 from seqgraph_allennlp.predictors.seqgraph_parser import InputError, SeqGraphParserPredictor
 
 
@@ -45,6 +46,11 @@ class Word:
         everywhere); `None` where neither gives one (text and word lists parsed by a model without a tagger).
     space_after : `bool`, optional (default = `True`)
         Whether whitespace followed the word (`SpaceAfter=No` in CoNLL-U where not).
+    deps : `Optional[List[Tuple[int, str]]]`, optional (default = `None`)
+        The word's enhanced UD heads and labels (the DEPS column) from a model that predicts the enhanced
+        graph (`predict_enhanced`), as `(head, label)` pairs sorted by head, `0` the root, the word's tree
+        head among them; a path through an empty node is one pair labelled with the path (`conj>nsubj`).
+        `None` from a model that does not predict it.
     """
 
     id: int
@@ -53,6 +59,7 @@ class Word:
     deprel: Optional[str]
     upos: Optional[str] = None
     space_after: bool = True
+    deps: Optional[List[Tuple[int, str]]] = None
 
 
 @dataclass(frozen=True)
@@ -266,6 +273,7 @@ def _sentence(output: dict, words: Optional[List[str]] = None) -> Sentence:
     parsed = parse_string(conllu) if "\t" in conllu else []
     if parsed:
         sentence = parsed[0]
+        graph = enhanced_graph(sentence) or [None] * len(sentence.words)
         entries = [
             Word(
                 word.id,
@@ -274,8 +282,9 @@ def _sentence(output: dict, words: Optional[List[str]] = None) -> Sentence:
                 None if word.deprel == "_" else word.deprel,
                 None if word.upos == "_" else word.upos,
                 word.space_after,
+                None if deps is None else list(deps),
             )
-            for word in sentence.words
+            for word, deps in zip(sentence.words, graph)
         ]
         text, sent_id = sentence.text, sentence.sent_id
     else:

@@ -7,12 +7,15 @@ The sentence is split on whitespace and parsed with the greedy valid decoder (`S
 The figure has one panel per decoding step: the policy over edges at that step as a heat map (rows the head
 incl. ROOT, columns the dependent), the edge chosen at that step in a red box and the edges chosen before it
 as white dots; and a last panel with the final tree drawn as arcs over the sentence, each arc labelled with
-the step that added it.
+the step that added it. A model that also generates the enhanced UD graph (`predict_enhanced`) has its extra
+edges, added one per step after the tree until STOP, drawn dashed below the words in that panel, numbered
+on from the tree's steps; the step panels are the tree's only.
 
     python -m seqgraph_allennlp.plot MODEL.tar.gz --sentence "The cat sat on the mat ." --html parse.html
 
 writes the same parse as one self-contained HTML page (`seqgraph_allennlp.html_view`): the words with the
-labelled arcs over them and a step slider that adds the edges in the order the decoder chose them. With
+labelled arcs over them and a step slider that adds the edges in the order the decoder chose them (and then
+the enhanced graph's extra edges, dashed, for a model that has them). With
 `--html` alone no image is written; with `-o` too, both are. `--tau` (a number in (0, 1], or `none` for one
 edge per step) decodes with another multi-edge threshold than the model's, for both.
 
@@ -38,6 +41,8 @@ EXIT_ERROR = 2
 COLOUR_GAMMA = 0.5
 MAX_COLUMNS = 5
 LABEL_LENGTH = 12
+# the enhanced graph's extra edges in the tree panel: the HTML view's colour (seqgraph_allennlp.html_view)
+EXTRA_EDGE_COLOUR = "#0b8f7e"
 
 
 class PlotError(SeqGraphError):
@@ -104,6 +109,53 @@ def decode_sentence(model, reader, words: Sequence[str], decoding=None):
     return policies.numpy(), edges, edge_steps, probabilities, heads
 
 
+def _forward_output(model, reader, words: List[str], decoding, heads: List[int]):
+    """
+    The model's `forward` on `words` (with `decoding`, `None` for the model's own), after checking that it
+    decoded the tree that `decode_steps` did (`heads`): its labels and enhanced graph must fit those arcs.
+    """
+    import torch
+
+    with torch.no_grad():
+        output = model(**_sentence_tensors(model, reader, words), decoding=decoding)
+    forward_heads = output["heads"][0].cpu().tolist()
+    if forward_heads != heads:
+        raise PlotError(
+            "the model's forward pass decoded another tree than decode_steps "
+            f"({forward_heads[1:]} against {heads[1:]}): its labels would not fit the arcs"
+        )
+    return output
+
+
+def enhanced_graph_of(model, output, heads: List[int]):
+    """
+    The enhanced graph in `forward`'s `output` for one sentence (a `predict_enhanced` model's): `(extra_edges
+    [(head, dependent), ...] in the order the graph phase added them, their labels, their probabilities, the
+    enhanced label of each word's tree edge)`, labels from the vocabulary namespace `"enhanced_tags"`.
+    """
+    num_words = len(heads) - 1
+    extra = [tuple(edge) for edge in output["extra_edges"][0].cpu().tolist() if edge[0] >= 0]
+    extra_probabilities = output["extra_edge_probabilities"][0, : len(extra)].float().cpu().tolist()
+    enhanced_edges = output["enhanced_edges"][0].cpu().tolist()
+    enhanced_tags = output["enhanced_tags"][0].cpu().tolist()
+    # the tree's edges, one per word in word order, then the extra ones
+    tree_edges = [tuple(edge) for edge in enhanced_edges[:num_words]]
+    following = [tuple(edge) for edge in enhanced_edges[num_words:] if edge[0] >= 0]
+    expected_tree = [(heads[dependent], dependent) for dependent in range(1, num_words + 1)]
+    if tree_edges != expected_tree or following != extra:
+        raise PlotError(
+            "the model's enhanced edges are not its tree's followed by its extra edges "
+            f"({enhanced_edges} against {expected_tree} and {extra})"
+        )
+
+    def label(index: int) -> str:
+        return model.vocab.get_token_from_index(index, "enhanced_tags")
+
+    enhanced_labels = [label(index) for index in enhanced_tags[:num_words]]
+    extra_labels = [label(index) for index in enhanced_tags[num_words : num_words + len(extra)]]
+    return extra, extra_labels, extra_probabilities, enhanced_labels
+
+
 def parse_sentence(model, reader, words: Sequence[str], decoding=None):
     """
     Parses `words` with `model` (a `SeqGraphParser`) step by step and returns a
@@ -112,7 +164,10 @@ def parse_sentence(model, reader, words: Sequence[str], decoding=None):
 
     `decode_steps` gives no labels: they come from the model's `forward`, as the predictor's do
     (`make_output_human_readable`), which decodes the same tree; a tree that differs is an error rather than
-    labels for the wrong heads.
+    labels for the wrong heads. For a model with the enhanced graph (`predict_enhanced`) `forward` also gives
+    its extra edges (in the order added, with their labels and probabilities) and each tree edge's enhanced
+    label: the parse's `extra_edges`, `extra_labels`, `extra_edge_probabilities` and `enhanced_labels`, empty
+    and `None` for other models.
 
     # Parameters
 
@@ -123,27 +178,31 @@ def parse_sentence(model, reader, words: Sequence[str], decoding=None):
     decoding : `DecodingOptions`, optional (default = `None`)
         Replaces the model's own decoding options (e.g. another `tau`).
     """
-    import torch
-
     from seqgraph_allennlp.html_view import StepwiseParse
 
     words = list(words)
     policies, edges, edge_steps, probabilities, heads = decode_sentence(model, reader, words, decoding)
     decoding = decoding if decoding is not None else model.decoding
     labels: List[Optional[str]] = [None] * len(words)
-    if getattr(model, "predict_labels", False):
-        with torch.no_grad():
-            output = model(**_sentence_tensors(model, reader, words), decoding=decoding)
-        forward_heads = output["heads"][0].cpu().tolist()
-        if forward_heads != heads:
-            raise PlotError(
-                "the model's forward pass decoded another tree than decode_steps "
-                f"({forward_heads[1:]} against {heads[1:]}): its labels would not fit the arcs"
+    enhanced = {}
+    predict_enhanced = getattr(model, "predict_enhanced", False)
+    if getattr(model, "predict_labels", False) or predict_enhanced:
+        output = _forward_output(model, reader, words, decoding, heads)
+        if getattr(model, "predict_labels", False):
+            labels = [
+                model.vocab.get_token_from_index(label, "head_tags")
+                for label in output["head_tags"][0, 1 : len(words) + 1].cpu().tolist()
+            ]
+        if predict_enhanced:
+            extra, extra_labels, extra_probabilities, enhanced_labels = enhanced_graph_of(
+                model, output, heads
             )
-        labels = [
-            model.vocab.get_token_from_index(label, "head_tags")
-            for label in output["head_tags"][0, 1 : len(words) + 1].cpu().tolist()
-        ]
+            enhanced = {
+                "extra_edges": extra,
+                "extra_labels": extra_labels,
+                "extra_edge_probabilities": extra_probabilities,
+                "enhanced_labels": enhanced_labels,
+            }
     return StepwiseParse(
         words=words,
         heads=heads[1 : len(words) + 1],
@@ -153,6 +212,7 @@ def parse_sentence(model, reader, words: Sequence[str], decoding=None):
         edge_probabilities=probabilities,
         num_steps=int(policies.shape[0]),
         tau=decoding.tau,
+        **enhanced,
     )
 
 
@@ -186,6 +246,11 @@ def plot_steps(
     Its step panels are the axes labelled `step-1`, `step-2`, ... (`Axes.get_label()`), the tree panel is
     `tree` and the colour bar `colorbar`. `max_steps` keeps only the first steps (the tree is always whole).
     `decoding` (`DecodingOptions`) replaces the model's own decoding options.
+
+    For a model with the enhanced graph (`predict_enhanced`) the tree panel also draws the graph phase's
+    extra edges, dashed below the words and numbered by their steps after the tree's (from `forward`, which
+    must decode the same tree); the step panels are the tree's steps only, the graph phase's policies are
+    not drawn.
     """
     from matplotlib.colors import PowerNorm
     from matplotlib.figure import Figure
@@ -200,6 +265,10 @@ def plot_steps(
     shown = num_steps if max_steps is None else min(num_steps, max_steps)
     num_nodes = len(words) + 1
     nodes = [ROOT_TOKEN] + words
+    extra_edges = []
+    if getattr(model, "predict_enhanced", False):
+        output = _forward_output(model, reader, words, decoding, heads)
+        extra_edges = enhanced_graph_of(model, output, heads)[0]
 
     # the heat maps: rows are heads (ROOT and words), columns dependents (words; ROOT is never a dependent)
     maps = policies[:shown, :, 1:]
@@ -212,6 +281,9 @@ def plot_steps(
     # a panel grows with the sentence, within bounds that keep a 6-10 word sentence readable
     panel = min(4.2, max(2.6, 0.24 * num_nodes + 1.0))
     tree_height = 2.4 + 0.06 * num_nodes
+    if extra_edges:
+        # the extra edges' arcs below the words
+        tree_height *= 1.6
     width = columns * panel + 1.3
     height = rows * (panel + 0.35) + tree_height + 1.0
     figure = Figure(figsize=(width, height), dpi=100, layout="constrained")
@@ -295,7 +367,7 @@ def plot_steps(
         colour_bar.ax.tick_params(labelsize=7)
 
     tree_axes = figure.add_subplot(grid[rows, :], label="tree")
-    _draw_tree(tree_axes, nodes, edges, edge_steps, probabilities)
+    _draw_tree(tree_axes, nodes, edges, edge_steps, probabilities, extra_edges, first_extra_step=num_steps)
     title = "Per-step edge distributions (red box: edge chosen at step t; white dots: edges chosen before)"
     if shown < num_steps:
         title += f"\nfirst {shown} of {num_steps} steps shown"
@@ -307,8 +379,15 @@ def plot_steps(
     return figure
 
 
-def _draw_tree(axes, nodes: List[str], edges, edge_steps, probabilities) -> None:
-    """The final tree as arcs above the words, from head to dependent, labelled with their step."""
+def _draw_tree(
+    axes, nodes: List[str], edges, edge_steps, probabilities, extra_edges=(), first_extra_step=None
+) -> None:
+    """
+    The final tree as arcs above the words, from head to dependent, labelled with their step; an enhanced
+    graph's `extra_edges` (`(head, dependent)` in the order added) dashed below the words in
+    `EXTRA_EDGE_COLOUR`, numbered on from `first_extra_step` (0-based; default: after the tree's last step).
+    Its patches are `FancyArrowPatch`es with the gid `tree-edge` or `extra-edge`.
+    """
     from matplotlib import colormaps
     from matplotlib.patches import FancyArrowPatch
     from matplotlib.path import Path
@@ -328,6 +407,7 @@ def _draw_tree(axes, nodes: List[str], edges, edge_steps, probabilities) -> None
             fontweight="bold" if index == 0 else "normal",
             rotation=0 if num_words <= 14 else 45,
         )
+    extra_edges = [tuple(edge) for edge in extra_edges if edge[0] >= 0]
     max_span = max([abs(head - dependent) for head, dependent in edges if head >= 0] + [1])
     base = 0.08
     for (head, dependent), step, probability in zip(edges, edge_steps, probabilities):
@@ -350,6 +430,7 @@ def _draw_tree(axes, nodes: List[str], edges, edge_steps, probabilities) -> None
                 linewidth=1.6 if head == 0 else 1.2,
                 color=colour,
                 linestyle="--" if head == 0 else "-",
+                gid="tree-edge",
             )
         )
         axes.text(
@@ -362,14 +443,53 @@ def _draw_tree(axes, nodes: List[str], edges, edge_steps, probabilities) -> None
             color=colour,
             bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.9},
         )
-    axes.set_xlim(-0.7, num_words + 0.7)
-    axes.set_ylim(-0.3 if num_words <= 14 else -0.5, 1.15)
-    axes.axis("off")
-    axes.set_title(
+    bottom = -0.3 if num_words <= 14 else -0.5
+    title = (
         "Final tree: arcs from head to dependent, numbered by the step that added them "
-        "(dashed red: ROOT arc)",
-        fontsize=9,
+        "(dashed red: ROOT arc)"
     )
+    if extra_edges:
+        # below the words (rotated ones reach lower), as deep as the tree's arcs are high
+        extra_base = -0.22 if num_words <= 14 else -0.5
+        max_extra_span = max(abs(head - dependent) for head, dependent in extra_edges)
+        first = first_extra_step if first_extra_step is not None else last + 1
+        for index, (head, dependent) in enumerate(extra_edges):
+            depth = 0.15 + 0.45 * abs(head - dependent) / max_extra_span
+            middle = (head + dependent) / 2
+            path = Path(
+                [(head, extra_base), (middle, extra_base - 2 * depth), (dependent, extra_base)],
+                [Path.MOVETO, Path.CURVE3, Path.CURVE3],
+            )
+            axes.add_patch(
+                FancyArrowPatch(
+                    path=path,
+                    arrowstyle="-|>",
+                    mutation_scale=10,
+                    linewidth=1.2,
+                    color=EXTRA_EDGE_COLOUR,
+                    linestyle="--",
+                    gid="extra-edge",
+                )
+            )
+            axes.text(
+                middle,
+                extra_base - depth,
+                f"{first + index + 1}",
+                ha="center",
+                va="center",
+                fontsize=7,
+                color=EXTRA_EDGE_COLOUR,
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.9},
+            )
+        bottom = extra_base - 0.6 - 0.08
+        title += (
+            f"\ndashed green-blue below the words: the enhanced graph's {len(extra_edges)} extra "
+            f"edge{'' if len(extra_edges) == 1 else 's'}, numbered on from the tree's steps"
+        )
+    axes.set_xlim(-0.7, num_words + 0.7)
+    axes.set_ylim(bottom, 1.15)
+    axes.axis("off")
+    axes.set_title(title, fontsize=9)
 
 
 # `--tau` not given: the model decodes with its own options (not a string, which argparse would parse)

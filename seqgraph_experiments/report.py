@@ -425,6 +425,106 @@ def significance_table(result: Dict) -> List[str]:
     return lines
 
 
+# where docs/RESULTS.md's "Enhanced UD (EWT)" section compares with the shared tasks' published figures
+IWPT_NOTE = (
+    "The IWPT 2020 and 2021 shared tasks' EWT figures (RobertNLP's 89.42 ELAS in 2021, for one) came from raw "
+    "text (each system's own tokenisation and sentence splitting) and older UD releases of EWT, so they are not "
+    "comparable with these rows, which parse the gold tokenisation of the project's EWT copy (`splits` in each JSON)."
+)
+
+
+def enhanced_runs(results_dir: Path) -> List[Dict]:
+    """The runs of scripts/enhanced_eval.py under results/enhanced/ (`kind`: tree_copy.json and the others are not)."""
+    from seqgraph_experiments.enhanced_eval import KIND
+
+    runs = [result for result in (read_json(path) for path in sorted((results_dir / "enhanced").glob("*.json")))
+            if result.get("kind") == KIND]
+    return sorted(runs, key=lambda result: (result["row"], result.get("seed", 0)))
+
+
+# the reference lines of results/enhanced/tree_copy.json that are not a predicted tree
+REFERENCE_LABELS = {
+    "gold": "tree copy: gold tree",
+    "gold_graph_representable": "ceiling: gold graph as the parser represents it",
+}
+
+
+def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
+    """
+    The "Enhanced UD (EWT)" section: the runs of scripts/enhanced_eval.py (results/enhanced/ROW[.seedN].json),
+    then the reference lines of results/enhanced/tree_copy.json (a basic tree copied into DEPS: the gold tree
+    and the earlier models' predicted trees), the shared tasks' figures and the commands. No section (no
+    lines) without a run.
+    """
+    runs = enhanced_runs(results_dir)
+    if not runs:
+        return []
+    lines = [
+        "## Enhanced UD (EWT)",
+        "",
+        "From `results/enhanced/*.json` (`scripts/enhanced_eval.py`): each model parses dev and test (the gold "
+        "tokenisation) with `allennlp predict` into CoNLL-U, its basic tree (HEAD, DEPREL) and its enhanced "
+        "graph (DEPS). UAS and LAS by the CoNLL 2018 evaluation (`udtools.udeval`); ELAS and EULAS by udeval "
+        "with the empty nodes collapsed in both files, as the IWPT shared tasks scored them; in %. Epochs: "
+        "done / the config's budget. Parse sent/s: test sentences over the wall clock of `allennlp predict` in a "
+        "new process, start-up and model loading included (on the machine in the JSON). Commit: the "
+        "evaluation's.",
+        "",
+        "| row | seed | epochs (done / budget) | best epoch | dev ELAS | test ELAS | test EULAS | test UAS | test LAS | "
+        "parse sent/s | date | commit |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    unfinished = []
+    for result in runs:
+        budget = result["budget"]["epochs"]
+        if not result["finished_budget"]:
+            unfinished.append(f"{result['row']} (seed {result['seed']}): {result['budget_says']}")
+        test = result["test"]
+        lines.append(
+            f"| {result['row']} | {result['seed']} | {result['epochs_done']} / {budget}"
+            f"{'' if result['finished_budget'] else ' (unfinished)'} | {result['best_epoch']} | "
+            f"{percent(result['dev']['ELAS'])} | {percent(test['ELAS'])} | {percent(test['EULAS'])} | "
+            f"{percent(test['UAS'])} | {percent(test['LAS'])} | {result['parse']['sentences_per_second']:.1f} | "
+            f"{result['date'][:10]} | {result['git_commit'][:7]}{'+' if 'uncommitted' in result['git_commit'] else ''} |"
+        )
+    tree_copy_path = results_dir / "enhanced" / "tree_copy.json"
+    reference = read_json(tree_copy_path) if tree_copy_path.exists() else None
+    if reference:
+        commit = f"{reference['git_commit'][:7]}{'+' if 'uncommitted' in reference['git_commit'] else ''}"
+        for name, row in reference["rows"].items():
+            label = REFERENCE_LABELS.get(name, f"tree copy: {name} (predicted tree)")
+            lines.append(
+                f"| {label} |  |  |  |  | {percent(row['ELAS'])} | {percent(row['EULAS'])} | "
+                f"{percent(row.get('UAS'))} | {percent(row.get('LAS'))} |  | {reference['date'][:10]} | {commit} |"
+            )
+    lines.append("")
+    if unfinished:
+        lines += ["Runs that did not finish their epoch budget: " + "; ".join(unfinished) + ".", ""]
+    if reference:
+        gold = reference["gold"]
+        other_test = [f"{result['row']} (seed {result['seed']}, `{result['splits']['test']['path']}`)"
+                      for result in runs if result["splits"]["test"]["sha256"] != gold["sha256"]]
+        lines += [
+            "Reference lines (`results/enhanced/tree_copy.json`, `scripts/tree_copy.py`): a basic tree copied into "
+            "DEPS (each word's one enhanced head its HEAD, its DEPREL the label), scored on "
+            f"`{gold['path']}` as above, with the tree's own UAS and LAS: the gold tree, and the test trees "
+            "predicted by the earlier converged parsers (`results/ewt_converged/`). What a tree parser scores on "
+            "the enhanced layer, and what the graph parser must beat. The ceiling line is the gold graph as the "
+            "graph parser can write it (one label per head and dependent, no self-loop)."
+            + (f" Tested on other data than the reference lines, so not comparable with them: {', '.join(other_test)}."
+               if other_test else ""),
+            "",
+        ]
+    else:
+        lines += ["No reference lines: `results/enhanced/tree_copy.json` is missing (`scripts/tree_copy.py`).", ""]
+    lines += [IWPT_NOTE, "", "Reproduce (train, then evaluate):", ""]
+    for result in runs:
+        lines += [f"    {command}" for command in result["reproduce"]]
+    if reference:
+        lines += ["", "The reference lines:", "", f"    .venv/bin/python {reference['command'].strip()}"]
+    return lines + [""]
+
+
 def write_report(results_dir: Path = RESULTS, report: Path = REPORT) -> None:
     results = run_results(results_dir)
     lines = [
@@ -506,6 +606,7 @@ def write_report(results_dir: Path = RESULTS, report: Path = REPORT) -> None:
         lines += raw_text_table(read_json(raw_text_path))
     for significance_path in sorted((results_dir / "significance").glob("*.json")):
         lines += significance_table(read_json(significance_path))
+    lines += enhanced_table(results_dir)
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text("\n".join(lines))
     print(f"wrote {report}")

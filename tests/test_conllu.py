@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from seqgraph_allennlp.common.conllu import (
+    KEEP_DEPS,
     ConlluError,
     ConlluSentence,
     ConlluWord,
@@ -96,11 +97,12 @@ def test_round_trip_is_byte_identical():
     assert write_all(sentences).encode("utf-8") == EN_SMALL.read_bytes()
 
 
-def test_format_sentence_replaces_only_head_and_deprel():
+@pytest.mark.parametrize("deps", [None, KEEP_DEPS])
+def test_format_sentence_replaces_only_head_and_deprel_and_deps(deps):
     sentence = list(read_sentences(str(EN_SMALL)))[1]
     heads = [0, 1, 2, 3, 4]
     deprels = ["a", "b", "c", "d", "e"]
-    written = format_sentence(sentence, heads, deprels)
+    written = format_sentence(sentence, heads, deprels, deps=deps)
     assert written.endswith("\n\n") and not written.endswith("\n\n\n")
     out_lines = written[:-2].split("\n")
     assert len(out_lines) == len(sentence.lines)
@@ -111,9 +113,49 @@ def test_format_sentence_replaces_only_head_and_deprel():
             continue
         old_columns, new_columns = original.split("\t"), new.split("\t")
         assert new_columns[6] == str(heads[word]) and new_columns[7] == deprels[word]
-        assert new_columns[:6] == old_columns[:6] and new_columns[8:] == old_columns[8:]
+        assert new_columns[:6] == old_columns[:6] and new_columns[9] == old_columns[9]
+        # the input's enhanced graph only where asked for: it does not belong to the new tree
+        assert new_columns[8] == (old_columns[8] if deps is KEEP_DEPS else "_")
+        assert old_columns[8] != "_"
         word += 1
     assert word == 5
+
+
+def test_format_sentence_drops_empty_nodes_unless_keeping_deps():
+    sentence = list(read_sentences(str(EN_SMALL)))[3]
+    empty_node = "8.1\twrite\twrite\tVERB\tVB\tVerbForm=Inf\t_\t_\t8:xcomp\tCopyOf=5"
+    assert empty_node in sentence.lines
+    kept = format_sentence(sentence, sentence.heads, sentence.deprels, deps=KEEP_DEPS)
+    assert kept == format_gold(sentence) and empty_node in kept.split("\n")
+    # the input without its empty node, DEPS `_` on every word (an empty graph writes `_` too)
+    expected = []
+    for line in sentence.lines:
+        columns = line.split("\t")
+        if columns[0].isdigit():
+            columns[8] = "_"
+        if line != empty_node:
+            expected.append("\t".join(columns))
+    assert len(expected) == len(sentence.lines) - 1
+    for deps in (None, [[] for _ in sentence.words]):
+        assert format_sentence(sentence, sentence.heads, sentence.deprels, deps=deps) == "\n".join(expected) + "\n\n"
+
+
+def test_format_sentence_writes_an_enhanced_graph_sorted():
+    text = "1\tHi\t_\t_\t_\t_\t0\troot\t0:root\t_\n2\tyou\t_\t_\t_\t_\t1\tvocative\t1:vocative\t_\n"
+    (sentence,) = parse_string(text)
+    graph = [[(2, "dep"), (0, "root")], [(1, "obj"), (1, "conj>nsubj")]]
+    # the path label is written as the path it collapses: 1 -conj-> 1.1 -nsubj-> 2, the empty node after word 1
+    assert format_sentence(sentence, [0, 1], ["root", "obj"], deps=graph) == (
+        "1\tHi\t_\t_\t_\t_\t0\troot\t0:root|2:dep\t_\n"
+        "1.1\t_\t_\t_\t_\t_\t_\t_\t1:conj\t_\n"
+        "2\tyou\t_\t_\t_\t_\t1\tobj\t1:obj|1.1:nsubj\t_\n\n"
+    )
+    # collapsed, as the ELAS scoring gives udeval: the label as it is, no empty node
+    assert format_sentence(sentence, [0, 1], ["root", "obj"], deps=graph, collapsed=True) == (
+        "1\tHi\t_\t_\t_\t_\t0\troot\t0:root|2:dep\t_\n2\tyou\t_\t_\t_\t_\t1\tobj\t1:conj>nsubj|1:obj\t_\n\n"
+    )
+    with pytest.raises(ValueError, match="2 words but got an enhanced graph of 1 words"):
+        format_sentence(sentence, [0, 1], ["root", "obj"], deps=graph[:1])
 
 
 def test_format_sentence_writes_none_as_underscore_and_checks_lengths():

@@ -99,21 +99,40 @@ def test_first_layer_without_highway_is_a_bidirectional_lstm():
     torch.testing.assert_close(output, torch_output[0])
 
 
-def test_dropout_is_shared_over_time_and_only_in_training():
+def test_layer_dropout_drops_each_layers_input_per_sentence_and_feature_and_only_in_training():
+    # what each LSTM reads, caught by hooks: the encoder's own dropout, not AllenNLP's module alone
     torch.manual_seed(2)
     encoder = FusedBiLstm(4, 3, num_layers=2, layer_dropout=0.5, use_highway=False)
-    inputs = torch.randn(2, 6, 4)
-    mask = torch.ones(2, 6, dtype=torch.bool)
+    read = {}
+    for name, layers in (("forward", encoder.forward_layers), ("backward", encoder.backward_layers)):
+        for index, lstm in enumerate(layers):
+            lstm.register_forward_pre_hook(lambda module, args, key=(name, index): read.__setitem__(key, args[0]))
+            lstm.register_forward_hook(
+                lambda module, args, output, key=(name, index): read.__setitem__(key + ("output",), output[0])
+            )
+    inputs = torch.randn(16, 6, 4)
+    mask = torch.ones(16, 6, dtype=torch.bool)
+
     encoder.eval()
-    assert torch.equal(encoder(inputs, mask), encoder(inputs, mask))
+    expected = encoder(inputs, mask)
+    assert torch.equal(read["forward", 0], inputs)
+    assert torch.equal(encoder(inputs, mask), expected)
+
     encoder.train()
-    assert not torch.equal(encoder(inputs, mask), encoder(inputs, mask))
-    # the same input feature of a sentence is dropped at every time step, the rest scaled by 1 / (1 - p)
-    ones = torch.ones(3, 6, 8)
-    keep = encoder._layer_dropout(ones)
-    assert keep.shape == (3, 6, 8)
-    assert set(keep.unique().tolist()) <= {0.0, 2.0}
-    assert torch.equal(keep, keep[:, :1].expand_as(keep))
+    encoder(inputs, mask)
+    # layer 1 reads inputs, layer 2 the first layer's output (forward and backward halves), each dropped
+    layer_outputs = [inputs, torch.cat([read["forward", 0, "output"], read["backward", 0, "output"].flip(1)], -1)]
+    for index, undropped in enumerate(layer_outputs):
+        dropped = read["forward", index]
+        # both directions read the same dropped input (the backward one reversed)
+        assert torch.equal(read["backward", index], dropped.flip(1))
+        # each feature of a sentence kept (times 1 / (1 - p) = 2) or dropped, the same at every time step
+        # (a feature is kept where it is non-zero at some step: an LSTM output can be 0 where its input was)
+        kept = (dropped != 0).any(dim=1)
+        torch.testing.assert_close(dropped, undropped * 2.0 * kept.unsqueeze(1))
+        # about half dropped, and not the same features in every sentence
+        assert 0.25 < float(kept.float().mean()) < 0.75
+        assert not (kept == kept[:1]).all()
 
 
 def test_initialisation_opens_the_forget_gate():
@@ -275,14 +294,45 @@ def test_bfloat16_training_is_close_to_float32_and_keeps_float32_weights_and_gra
     assert torch.equal(fast(inputs, mask), plain(inputs, mask))
 
 
-def test_bfloat16_training_with_weight_drop_trains():
+@pytest.mark.parametrize("bfloat16_training", [False, True])
+def test_weight_drop_drops_entries_of_the_recurrent_weights_once_per_batch(bfloat16_training):
+    # the entries a training pass dropped get no gradient; an LSTM with exactly those entries of W_hh
+    # zeroed (the rest scaled by 1 / (1 - p)) gives the encoder's output, the same for every sentence
     torch.manual_seed(0)
-    encoder = FusedBiLstm(8, 8, num_layers=1, layer_dropout=0.0, recurrent_dropout=0.3, bfloat16_training=True)
-    inputs = torch.randn(2, 5, 8)
-    mask = torch.ones(2, 5, dtype=torch.bool)
-    encoder(inputs, mask).sum().backward()
-    weight = encoder.forward_layers[0].weight_hh_l0
-    assert weight.grad is not None and weight.grad.dtype == torch.float32 and weight.grad.abs().sum() > 0
+    probability = 0.3
+    encoder = FusedBiLstm(
+        8, 8, num_layers=1, layer_dropout=0.0, recurrent_dropout=probability, use_highway=False,
+        bfloat16_training=bfloat16_training,
+    )
+    words = torch.randn(5, 8)
+    # the same sentence four times: one mask per batch gives four equal outputs
+    inputs = words.expand(4, 5, 8)
+    mask = torch.ones(4, 5, dtype=torch.bool)
+    output = encoder(inputs, mask)
+    output.pow(2).sum().backward()
+
+    references = []
+    for lstm in (encoder.forward_layers[0], encoder.backward_layers[0]):
+        weight = lstm.weight_hh_l0
+        assert weight.grad.dtype == torch.float32
+        kept = weight.grad != 0
+        assert 0.15 < 1.0 - float(kept.float().mean()) < 0.45
+        reference = torch.nn.LSTM(8, 8, batch_first=True)
+        reference.load_state_dict(lstm.state_dict())
+        with torch.no_grad():
+            reference.weight_hh_l0.mul_(kept / (1.0 - probability))
+        references.append(reference)
+    expected = reference_bilstm_layer(*references, words)
+    tolerance = 0.05 if bfloat16_training else 1e-5
+    for sentence in range(4):
+        torch.testing.assert_close(output[sentence], expected, rtol=0, atol=tolerance)
+    # the first word's forward state reads no W_hh (h_0 = 0); the rest differ from the undropped encoder,
+    # by far more than from the reference
+    encoder.eval()
+    plain = encoder(inputs, mask)
+    torch.testing.assert_close(output[:, 0, :8], plain[:, 0, :8], rtol=0, atol=tolerance)
+    difference = float((output[:, 1:, :8] - plain[:, 1:, :8]).abs().max())
+    assert difference > 0.02 and difference > 10 * float((output - expected).abs().max())
 
 
 def test_run_cell_equals_the_cell_step_by_step():
@@ -319,3 +369,22 @@ def test_embed_edge_indices_equals_embed_edges_of_one_edge_matrices():
     torch.testing.assert_close(module.embed_edge_indices(projected, heads, dependents, added), expected)
     # the sentence that added no edge reads the start vector
     assert torch.equal(expected[1], module.start_edge)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_bfloat16_options_run_float32_on_a_gpu_even_with_native_bfloat16(training, monkeypatch):
+    # the bfloat16 paths were measured on CPUs only: a GPU that has bfloat16 must still run float32
+    from seqgraph_allennlp.modules import fused_bilstm
+
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *args, **kwargs: True)
+    fused_bilstm.native_bfloat16.cache_clear()
+    try:
+        cuda = torch.device("cuda", 0)
+        assert not fused_bilstm.native_bfloat16(cuda)
+        assert not fused_bilstm.in_bfloat16(training, True, True, cuda)
+        # the encoder asks the same function (as RecurrentWeight does)
+        encoder = FusedBiLstm(4, 3, num_layers=1, bfloat16_training=True, bfloat16_inference=True)
+        encoder.train(training)
+        assert not encoder._in_bfloat16(cuda)
+    finally:
+        fused_bilstm.native_bfloat16.cache_clear()

@@ -2,6 +2,7 @@
 The learning-to-search loss is computed in two passes (a roll-in without gradients, then every state's
 scores at once): it must equal the paper's algorithm run one state at a time, in value and gradient.
 """
+import json
 from pathlib import Path
 
 import pytest
@@ -229,8 +230,20 @@ ORACLE_ROLL_IN_PAIRS = [(oracle, roll_in) for oracle in ("uniform", "coaching", 
                         for roll_in in ("uniform", "coaching", "valid_policy")]
 
 
+def eval_kl_and_sequential_kl(model, tensors):
+    """The batched loss and `sequential_loss` on the fixture batch in eval mode (the coins seeded alike)."""
+    model.eval()
+    with torch.no_grad():
+        initial_scores, encoded, final_state, node_mask = model._encode(tensors["words"], None)
+        gold_heads = torch.cat([tensors["head_indices"].new_zeros(node_mask.size(0), 1), tensors["head_indices"]], dim=1)
+        inputs = (initial_scores, encoded, final_state, node_mask, gold_heads)
+        return model._learning_to_search_loss(*inputs).item(), sequential_loss(model, *inputs).item()
+
+
 @pytest.mark.parametrize("oracle,roll_in", ORACLE_ROLL_IN_PAIRS + [("linearized", "linearized")])
-def test_every_oracle_and_roll_in_pair_trains_a_step(oracle, roll_in, batch_and_vocab):
+def test_every_oracle_and_roll_in_pair_computes_the_loss_and_training_lowers_it(oracle, roll_in, batch_and_vocab):
+    # each pair's loss is the state-by-state algorithm's, and 15 Adam steps on the fixture batch lower it
+    # by a fifth or more (about a third to a half in practice): a loss of the wrong sign or target does not
     tensors, vocab = batch_and_vocab
     if oracle == "linearized":
         params = Params.from_file(str(CONFIGS / "linearized.jsonnet"))
@@ -241,17 +254,21 @@ def test_every_oracle_and_roll_in_pair_trains_a_step(oracle, roll_in, batch_and_
     assert type(model.oracle).__name__.lower().startswith(oracle.replace("_", ""))
     assert type(model.roll_in).__name__.lower().startswith(roll_in.replace("_", ""))
     if getattr(model.oracle, "follows_run_length", False):
-        model.oracle.set_total_updates(10)
-    model.train()
+        model.oracle.set_total_updates(30)
+    before, expected = eval_kl_and_sequential_kl(model, tensors)
+    assert before == pytest.approx(expected, rel=1e-5)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
-    before = {name: p.detach().clone() for name, p in model.named_parameters() if p.requires_grad}
-    loss = model(**tensors)["loss"]
-    assert torch.isfinite(loss) and loss.item() > 0
-    loss.backward()
-    optimizer.step()
-    # the recurrent update's weight starts at zero and learns from the first step
-    name = "recurrent_weight.attention._weight_matrix"
-    assert not torch.equal(dict(model.named_parameters())[name], before[name])
+    for _ in range(15):
+        model.train()
+        optimizer.zero_grad()
+        model(**tensors)["loss"].backward()
+        optimizer.step()
+    # trained, the recurrent update is no longer zero: the steps' scores differ, and the loss is still
+    # the sequential algorithm's
+    assert model.recurrent_weight.attention._weight_matrix.abs().sum() > 0
+    after, expected = eval_kl_and_sequential_kl(model, tensors)
+    assert after == pytest.approx(expected, rel=1e-5)
+    assert after < 0.8 * before
 
 
 def test_head_selection_loss_is_the_per_word_cross_entropy(batch_and_vocab):
@@ -285,3 +302,63 @@ def test_head_selection_loss_is_the_per_word_cross_entropy(batch_and_vocab):
         with torch.no_grad():
             losses[weight] = float(model(**tensors)["loss"])
     assert losses[2.5] - losses[0.0] == pytest.approx(2.5 * total / count, rel=1e-4)
+
+
+@pytest.mark.parametrize("name", ["coach_valid", "linearized"])
+def test_two_pass_loss_with_dropout_equals_the_sequential_algorithm_on_the_same_dropped_network(
+    name, batch_and_vocab, monkeypatch
+):
+    """
+    The fixtures set every dropout to 0. With dropout in training, the roll-in (first pass) and the
+    scores of its states (second pass) must read the same dropped network: the loss of a training
+    forward pass is that of the state-by-state algorithm on the encoding the pass drew, in value and
+    gradient. A pass that drew new masks would roll in on one network and score another.
+    """
+    from seqgraph_allennlp.models.seqgraph_parser import SeqGraphParser
+
+    tensors, vocab = batch_and_vocab
+    dropouts = {"model.dropout": 0.33, "model.input_dropout": 0.33, "model.encoder.layer_dropout": 0.33,
+                "model.encoder.recurrent_dropout": 0.25}
+    torch.manual_seed(0)
+    params = Params.from_file(str(CONFIGS / f"{name}.jsonnet"), json.dumps(dropouts))
+    model = Model.from_params(vocab=vocab, params=params["model"])
+    if name == "coach_valid":
+        # no coin: the greedy valid policy alone is deterministic, in training as in the sequential version
+        model.roll_in.beta = 0.0
+    with torch.no_grad():
+        model.recurrent_weight.attention._weight_matrix.normal_(0.0, 1.0)
+    # what the training pass encoded (with its dropout masks) and the loss it computed from that
+    captured = {}
+    encode, loss_of = SeqGraphParser._encode, SeqGraphParser._learning_to_search_loss
+
+    def spy_encode(self, *args):
+        captured["encoded"] = encode(self, *args)
+        return captured["encoded"]
+
+    def spy_loss(self, *args):
+        captured["loss"] = loss_of(self, *args)
+        return captured["loss"]
+
+    monkeypatch.setattr(SeqGraphParser, "_encode", spy_encode)
+    monkeypatch.setattr(SeqGraphParser, "_learning_to_search_loss", spy_loss)
+    model.train()
+    model(**tensors)
+    batched = captured["loss"]
+    initial_scores, encoded, final_state, node_mask = captured["encoded"]
+    gold_heads = torch.cat([tensors["head_indices"].new_zeros(node_mask.size(0), 1), tensors["head_indices"]], dim=1)
+    expected = sequential_loss(model, initial_scores, encoded, final_state, node_mask, gold_heads)
+    assert batched.item() == pytest.approx(expected.item(), rel=1e-5)
+    parameters = [p for p in model.parameters() if p.requires_grad]
+    batched_gradients = torch.autograd.grad(batched, parameters, retain_graph=True, allow_unused=True)
+    expected_gradients = torch.autograd.grad(expected, parameters, allow_unused=True)
+    compared = 0
+    for expected_gradient, batched_gradient in zip(expected_gradients, batched_gradients):
+        assert (expected_gradient is None) == (batched_gradient is None)
+        if expected_gradient is not None:
+            scale = max(1.0, float(expected_gradient.abs().max()))
+            torch.testing.assert_close(batched_gradient, expected_gradient, rtol=1e-4, atol=1e-6 * scale)
+            compared += int(expected_gradient.abs().sum() > 0)
+    assert compared > 5
+    # the dropout is real: another training pass draws other masks, and so another loss
+    model(**tensors)
+    assert captured["loss"].item() != pytest.approx(batched.item(), rel=1e-3)

@@ -88,3 +88,23 @@ class TestBiaffineMpnetConfig(ModelTestCase):
         mpnet = self.model.text_field_embedder._token_embedders["mpnet"]
         trained = [name for name, parameter in mpnet.named_parameters() if parameter.requires_grad]
         assert sorted(trained) == ["_layer_mix.gamma"] + [f"_layer_mix.scalar_parameters.{i}" for i in range(4)]
+
+
+class TestMpnetEnhancedConfig(ModelTestCase):
+    def test_twin_trains_saves_loads_and_predicts_graphs(self, tiny_mpnet, monkeypatch):
+        monkeypatch.setenv("PRETRAINED_MPNET", tiny_mpnet)
+        enhanced = Params.from_file(str(ROOT / "training_config" / "coach_valid_mpnet_enhanced.jsonnet")).as_dict()
+        plain = Params.from_file(str(ROOT / "training_config" / "coach_valid_mpnet.jsonnet")).as_dict()
+        # the same parser and features, with the graph phase, its targets and selection on ELAS
+        assert enhanced["model"] == {**plain["model"], "predict_enhanced": True}
+        assert enhanced["dataset_reader"] == {**plain["dataset_reader"], "enhanced": True}
+        assert enhanced["trainer"]["validation_metric"] == "+ELAS"
+
+        self.set_up_model(CONFIGS / "coach_valid_mpnet_enhanced.jsonnet", DATA, seed=13)
+        self.ensure_model_can_train_save_and_load(
+            CONFIGS / "coach_valid_mpnet_enhanced.jsonnet", seed=13, tolerance=1e-4
+        )
+        self.model.eval()
+        output = self.model(**self.dataset.as_tensor_dict())
+        assert is_tree(output["heads"], output["mask"], single_root=True).all()
+        assert output["enhanced_edges"].shape[0] == len(self.instances)

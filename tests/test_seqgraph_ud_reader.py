@@ -16,6 +16,7 @@ from allennlp.data.tokenizers import Token
 from allennlp.models import Model
 
 from seqgraph_allennlp.common.conllu import (
+    KEEP_DEPS,
     ConlluError,
     ConlluSentence,
     format_sentence,
@@ -92,7 +93,7 @@ def test_multiword_tokens_and_empty_nodes_are_not_tokens_but_kept_in_metadata():
 def test_metadata_writes_the_input_back_byte_for_byte():
     instances = SeqGraphUDReader().read(EN_SMALL)
     written = "".join(
-        format_sentence(i["metadata"]["conllu"], labels(i, "head_indices"), labels(i, "head_tags"))
+        format_sentence(i["metadata"]["conllu"], labels(i, "head_indices"), labels(i, "head_tags"), deps=KEEP_DEPS)
         for i in instances
     )
     assert written.encode("utf-8") == Path(EN_SMALL).read_bytes()

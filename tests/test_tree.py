@@ -253,12 +253,34 @@ def test_edge_log_probs_with_empty_policy_support_is_finite():
     assert torch.allclose(log_probs[1], edge_log_probs(scores, node_mask)[1])
 
 
+def py_supported_entries(
+    node_mask: torch.BoolTensor, gold_index: torch.LongTensor, support: Optional[torch.BoolTensor]
+) -> torch.BoolTensor:
+    """
+    `(batch_size, T, K)`: whether each requested edge is in its state's policy support, by loops: an edge
+    between real nodes, and with `support` one of the state's supported edges, or any edge between real
+    nodes where the state supports none of them.
+    """
+    batch_size, num_states, num_gold = gold_index.shape
+    num_nodes = node_mask.size(1)
+    supported = torch.zeros(batch_size, num_states, num_gold, dtype=torch.bool)
+    for sentence, state in itertools.product(range(batch_size), range(num_states)):
+        nodes = [node for node in range(num_nodes) if node_mask[sentence, node]]
+        edges = set(itertools.product(nodes, repeat=2))
+        if support is not None:
+            supported_edges = {tuple(edge) for edge in support[sentence, state].nonzero().tolist()} & edges
+            edges = supported_edges or edges
+        for entry in range(num_gold):
+            supported[sentence, state, entry] = divmod(int(gold_index[sentence, state, entry]), num_nodes) in edges
+    return supported
+
+
 @settings(max_examples=25, deadline=None)
 @given(lengths=lengths_strategy, seed=seed_strategy, use_support=st.booleans())
 def test_state_gold_log_probs_and_gradient_equal_autograd_of_edge_log_probs(lengths, seed, use_support):
     # the loss's fused pass against the plain path: S_t summed step by step, the policy of each state from
-    # `edge_log_probs`, autograd's gradient; compared where the requested edge is in the state's support
-    # (the loss's target is zero elsewhere)
+    # `edge_log_probs`, autograd's gradient; on every entry: in the support the same value and gradient,
+    # outside it `edge_log_probs`'s value (the smallest float) and no gradient (the reference detaches it)
     rng = generator(seed)
     node_mask = make_node_mask(lengths)
     batch_size, num_nodes = node_mask.shape
@@ -275,22 +297,41 @@ def test_state_gold_log_probs_and_gradient_equal_autograd_of_edge_log_probs(leng
     fused = state_gold_log_probs(updates, node_mask, gold_index, support)
 
     scores = torch.zeros_like(updates[:, 0])
-    plain, supported = [], []
+    plain = []
     for state in range(num_states):
         scores = scores + updates[:, state]
         state_support = None if support is None else support[:, state]
         log_probs = edge_log_probs(scores, node_mask, state_support)
-        gold_log_probs = log_probs.gather(1, gold_index[:, state])
-        plain.append(gold_log_probs)
-        supported.append(gold_log_probs > -1e30)
+        plain.append(log_probs.gather(1, gold_index[:, state]))
     plain = torch.stack(plain, dim=1)
-    supported = torch.stack(supported, dim=1)
-    assume(bool(supported.any()))
-    (plain_grad,) = torch.autograd.grad((plain * weights * supported).sum(), updates)
-    (fused_grad,) = torch.autograd.grad((fused * weights * supported).sum(), updates)
+    supported = py_supported_entries(node_mask, gold_index, support)
+    expected = torch.where(supported, plain, plain.detach())
+    (expected_grad,) = torch.autograd.grad((expected * weights).sum(), updates)
+    (fused_grad,) = torch.autograd.grad((fused * weights).sum(), updates)
 
     assert torch.allclose(fused[supported], plain[supported], atol=1e-10)
-    assert torch.allclose(fused_grad, plain_grad, atol=1e-10)
+    assert torch.equal(fused[~supported], plain[~supported])
+    assert (fused[~supported] == torch.finfo(torch.float64).min).all()
+    assert torch.allclose(fused_grad, expected_grad, atol=1e-10)
+
+
+def test_state_gold_log_probs_outside_the_support_by_hand():
+    # two words, one state; the support is the edge 0 -> 1 alone: its log-probability is 0 whatever the
+    # scores, and 2 -> 1 (gold, but outside the support) has none and must not pull on its score
+    node_mask = torch.ones(1, 3, dtype=torch.bool)
+    updates = torch.randn(1, 1, 3, 3, generator=generator(0)).requires_grad_(True)
+    support = torch.zeros(1, 1, 3, 3, dtype=torch.bool)
+    support[0, 0, 0, 1] = True
+    gold_index = torch.tensor([[[0 * 3 + 1, 2 * 3 + 1]]])
+
+    log_probs = state_gold_log_probs(updates, node_mask, gold_index, support)
+    log_probs.sum().backward()
+
+    assert log_probs[0, 0, 0].item() == pytest.approx(0.0, abs=1e-6)
+    assert log_probs[0, 0, 1].item() == torch.finfo(torch.float32).min
+    assert log_probs[0, 0, 1].item() == edge_log_probs(updates[:, 0], node_mask, support[:, 0])[0, 7].item()
+    # log p(0 -> 1) = 0 is a constant, and the unsupported entry adds nothing
+    assert torch.equal(updates.grad, torch.zeros_like(updates))
 
 
 # ---------------------------------------------------------------------------------------------------------

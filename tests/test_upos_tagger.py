@@ -164,7 +164,7 @@ class TestUposTagger(ModelTestCase):
             Model.from_params(vocab=vocab, params=params.duplicate())
         # the namespace with its padding and unknown entries only
         assert len(vocab.get_index_to_token_vocabulary("upos")) == 2
-        with pytest.raises(ConfigurationError, match="upos_targets: true.*the namespace has no tag"):
+        with pytest.raises(ConfigurationError, match="upos_targets: true.*the namespace has no label"):
             Model.from_params(vocab=vocab, params=params.duplicate())
         negative = params.duplicate()
         negative["upos_loss_weight"] = -1.0

@@ -106,6 +106,17 @@
     model+: { predict_upos: false },
   },
 
+  // The enhanced UD graph (the DEPS column) beside the basic tree: the reader adds the gold graph as a target
+  // (`enhanced`), the model generates it after the tree, edge by edge until STOP (`predict_enhanced`), and
+  // model selection is on validation ELAS. Added to a whole config (training_config/coach_valid_enhanced.jsonnet);
+  // the same with dotted overrides on any recurrent config:
+  // -o '{"dataset_reader.enhanced": true, "model.predict_enhanced": true, "trainer.validation_metric": "+ELAS"}'
+  enhanced_graph:: {
+    dataset_reader+: { enhanced: true },
+    model+: { predict_enhanced: true },
+    trainer+: { validation_metric: '+ELAS' },
+  },
+
   // The recurrent weight model's LSTM cell at 256 units with float32 score updates, as every row trained
   // before 2026-11-26 (the recommended coach_valid has 64 units and bfloat16 updates since,
   // coach_valid.jsonnet): for configs whose rows were measured with it.

@@ -19,14 +19,23 @@ Conventions: a sentence of `N` words has word ids `1..N`; heads are word ids wit
 file. Multiword-token ranges (`3-4`) and empty nodes (`8.1`) are kept in `ConlluSentence.lines` for writing
 but are not words.
 
+Writing (`format_sentence`) replaces HEAD and DEPREL (and optionally UPOS) and keeps every other column as
+read, except DEPS: the enhanced graph (DEPS and the empty nodes, which exist only in that layer,
+`seqgraph_allennlp.common.enhanced`) must not stay beside a predicted tree it was not predicted with. So
+DEPS is written `_` and the input's empty-node lines are left out unless the caller gives a predicted
+enhanced graph or asks for the input's own with `KEEP_DEPS` (`format_gold`). A predicted graph has its
+empty nodes collapsed into path labels (`3:conj>nsubj`), which UD does not allow: it is written with each
+path as new empty nodes (`enhanced.expand_paths`), valid UD that collapses back into the same graph.
+
 Line endings are normalised: `\\r\\n` and lone `\\r` read as `\\n`, and everything written ends lines with
 `\\n`. A UTF-8 byte-order mark at the start of a file is dropped. Apart from these two normalisations (and
 blank or whitespace-only lines around sentences, written as one empty line after each), writing back the
-gold heads and relations gives the input file byte for byte.
+gold annotation (`format_gold`) gives the input file byte for byte.
 """
 import io
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from enum import Enum
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from conllu.exceptions import ParseException
 from conllu.parser import parse_comment_line, parse_id_value, parse_int_value
@@ -38,6 +47,18 @@ NUM_COLUMNS = 10
 UPOS_COLUMN = 3
 HEAD_COLUMN = 6
 DEPREL_COLUMN = 7
+DEPS_COLUMN = 8
+
+
+class _Deps(Enum):
+    KEEP = "KEEP_DEPS"
+
+    def __repr__(self) -> str:
+        return self.value
+
+
+# `format_sentence(..., deps=KEEP_DEPS)`: the DEPS column and the empty-node lines as read
+KEEP_DEPS = _Deps.KEEP
 
 
 class ConlluError(SeqGraphError, ValueError):
@@ -355,27 +376,81 @@ def format_sentence(
     heads: Sequence[Optional[int]],
     deprels: Sequence[Optional[str]],
     upos: Optional[Sequence[str]] = None,
+    deps: Union[Sequence[Sequence[Tuple[int, str]]], None, _Deps] = None,
+    *,
+    collapsed: bool = False,
 ) -> str:
     """
-    The sentence's lines exactly as read, with only HEAD and DEPREL (columns 7 and 8) of its word lines
-    replaced by `heads` (1-based, `0` the root) and `deprels`, one per word; `None` writes `_`. With `upos`
-    (one tag per word), UPOS (column 4) is replaced too; without, it is kept as read. The text ends with the
-    blank line that closes a sentence, so writing every sentence of a file with its own gold heads and
-    relations reproduces the file.
+    The sentence's lines as read, with HEAD and DEPREL (columns 7 and 8) of its word lines replaced and
+    DEPS (column 9) written as `deps` says. The text ends with the blank line that closes a sentence.
+
+    # Parameters
+
+    sentence : `ConlluSentence`
+    heads : `Sequence[Optional[int]]`
+        One head per word (1-based, `0` the root); `None` writes `_`.
+    deprels : `Sequence[Optional[str]]`
+        One relation per word; `None` writes `_`.
+    upos : `Sequence[str]`, optional
+        One tag per word for UPOS (column 4); without, UPOS is kept as read.
+    deps : `EnhancedGraph`, `None` or `KEEP_DEPS`, optional (default `None`)
+        `None`: DEPS `_` on every word and no empty-node lines (the enhanced layer was not predicted, and
+        the input's would not match the new tree). An `EnhancedGraph`
+        (`seqgraph_allennlp.common.enhanced`, one list of `(head, label)` pairs per word, empty nodes
+        collapsed into path labels such as `conj>nsubj`): the input's empty-node lines are left out, and
+        each path is written through new empty nodes (`expand_paths`: `3 -conj-> 3.1 -nsubj-> 2`), so that
+        the sentence passes UD validation and `enhanced_graph` of it gives back the graph; each word's and
+        empty node's DEPS by `format_deps`. An empty node's line is `k.m`, DEPS, and `_` in every other
+        column, placed after word `k` (`0.m` before the first word), before the next token line. A graph
+        without path labels gives no empty-node line. `KEEP_DEPS`: DEPS and the empty-node lines as read,
+        so that writing every sentence of a file with its own gold heads and relations reproduces the file
+        (`format_gold`).
+    collapsed : `bool`, optional (default `False`)
+        With an `EnhancedGraph`: write the path labels as they are (`3:conj>nsubj`) and no empty node, the
+        collapsed form that the ELAS scoring gives `udtools.udeval` (not valid UD: the validator refuses
+        the labels).
     """
-    if len(heads) != len(sentence.words) or len(deprels) != len(sentence.words):
+    num_words = len(sentence.words)
+    if len(heads) != num_words or len(deprels) != num_words:
         raise ValueError(
-            f"{sentence.file_path}:{sentence.start_line}: sentence has {len(sentence.words)} words but "
+            f"{sentence.file_path}:{sentence.start_line}: sentence has {num_words} words but "
             f"got {len(heads)} heads and {len(deprels)} relations"
         )
-    if upos is not None and len(upos) != len(sentence.words):
+    if upos is not None and len(upos) != num_words:
         raise ValueError(
-            f"{sentence.file_path}:{sentence.start_line}: sentence has {len(sentence.words)} words but "
+            f"{sentence.file_path}:{sentence.start_line}: sentence has {num_words} words but "
             f"got {len(upos)} UPOS tags"
         )
+    keep_deps = deps is KEEP_DEPS
+    if not keep_deps and deps is not None and len(deps) != num_words:  # type: ignore[arg-type]
+        raise ValueError(
+            f"{sentence.file_path}:{sentence.start_line}: sentence has {num_words} words but "
+            f"got an enhanced graph of {len(deps)} words"  # type: ignore[arg-type]
+        )
+    # the empty-node lines to write after each word (0: before the first token line)
+    empty_node_lines: Dict[int, List[str]] = {}
+    if not keep_deps and deps is not None:
+        # enhanced.py imports this module
+        from seqgraph_allennlp.common.enhanced import expand_paths, format_deps
+
+        if collapsed:
+            deps_column = [format_deps(edges) for edges in deps]  # type: ignore[union-attr]
+        else:
+            word_deps, empty_nodes = expand_paths(deps)  # type: ignore[arg-type]
+            deps_column = [format_deps(edges) for edges in word_deps]
+            for node_id, node_deps in empty_nodes:
+                columns = [node_id] + ["_"] * (NUM_COLUMNS - 1)
+                columns[DEPS_COLUMN] = format_deps(node_deps)
+                empty_node_lines.setdefault(int(node_id.split(".")[0]), []).append("\t".join(columns))
+    else:
+        deps_column = ["_"] * num_words
     word_lines = {word.line_number: index for index, word in enumerate(sentence.words)}
     output = []
+    before_first_word = empty_node_lines.get(0, [])
     for line, line_number in zip(sentence.lines, sentence.line_numbers):
+        if before_first_word and not line.startswith("#"):
+            output.extend(before_first_word)
+            before_first_word = []
         index = word_lines.get(line_number)
         if index is not None:
             columns = line.split("\t")
@@ -384,12 +459,25 @@ def format_sentence(
             columns[DEPREL_COLUMN] = "_" if deprel is None else deprel
             if upos is not None:
                 columns[UPOS_COLUMN] = upos[index]
-            line = "\t".join(columns)
+            if not keep_deps:
+                columns[DEPS_COLUMN] = deps_column[index]
+            output.append("\t".join(columns))
+            output.extend(empty_node_lines.get(index + 1, []))
+            continue
+        if not keep_deps and is_empty_node_line(line):
+            continue
         output.append(line)
     return "\n".join(output) + "\n\n"
 
 
-def format_gold(sentence: ConlluSentence) -> str:
-    """The sentence as read (its own heads and relations): `format_sentence` with the gold annotation."""
-    return format_sentence(sentence, sentence.heads, sentence.deprels)
+def is_empty_node_line(line: str) -> bool:
+    """Whether a line of `ConlluSentence.lines` is an empty node (`8.1`), not a comment, word or range."""
+    return not line.startswith("#") and "." in line.split("\t", 1)[0]
 
+
+def format_gold(sentence: ConlluSentence) -> str:
+    """
+    The sentence as read (its own heads, relations and enhanced graph, empty nodes included):
+    `format_sentence` with the gold annotation and `KEEP_DEPS`.
+    """
+    return format_sentence(sentence, sentence.heads, sentence.deprels, deps=KEEP_DEPS)

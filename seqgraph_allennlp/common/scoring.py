@@ -24,19 +24,40 @@ not trees with one root word (a cycle, several root words, a missing HEAD), whic
 refuses. Such a file is scored here, those sentences counted and reported (`trees:` line,
 `invalid_trees` in `--json`), and refused as the official script does with `--require-trees`. Its MLAS
 and BLEX are left out: they compare UPOS, FEATS and LEMMA, which a prediction copies from its input file.
+
+Enhanced graphs (the DEPS column, `seqgraph_allennlp.common.enhanced`), scored whenever both files have
+one: ELAS, F1 over (dependent, head, enhanced label) triples, and EULAS, the same with each label cut to
+its universal part (`universal_enhanced_label`). As in the IWPT shared tasks, empty nodes are collapsed
+first, in gold and prediction alike (a path `3 -conj-> 8.1 -nsubj-> 5` is the edge `3:conj>nsubj`); the
+CoNLL 2018 evaluation, which scores ELAS and EULAS too, would otherwise drop every edge that touches an
+empty node. The reported figures are udeval's on collapsed copies of the files (`enhanced_scores`), checked
+against this module's own count (`count_enhanced`) as UAS and LAS are. A prediction with DEPS `_` on every
+word is not scored for ELAS (nor a gold file without enhanced graph): it is said so, not given 0.
+
 Command line:
 
     python -m seqgraph_allennlp.common.scoring GOLD.conllu PRED.conllu [--json] [--require-trees]
 """
 import argparse
+import collections
 import itertools
 import json
+import os
 import re
 import sys
+import tempfile
 from dataclasses import dataclass
-from typing import Any, Collection, Dict, Iterable, Optional, Sequence, Tuple
+from typing import Any, Callable, Collection, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from seqgraph_allennlp.common.conllu import ConlluError, ConlluSentence, find_tree_problem, read_sentences
+from seqgraph_allennlp.common.conllu import (
+    ConlluError,
+    ConlluSentence,
+    find_tree_problem,
+    format_sentence,
+    is_empty_node_line,
+    read_sentences,
+)
+from seqgraph_allennlp.common.enhanced import EnhancedGraph, enhanced_graph, universal_enhanced_label
 
 
 class AlignmentError(ConlluError):
@@ -90,6 +111,52 @@ def tree_problem(sentence: ConlluSentence) -> Optional[ConlluError]:
     )
 
 
+def aligned_sentences(
+    gold_sentences: Iterable[ConlluSentence],
+    predicted_sentences: Iterable[ConlluSentence],
+    gold_name: str = "gold",
+    predicted_name: str = "predicted",
+) -> Iterator[Tuple[ConlluSentence, ConlluSentence]]:
+    """
+    Pairs of gold and predicted sentences, checked to have the same number of words (their forms are
+    checked word by word by `check_same_form`). Raises `AlignmentError` where a file has a sentence more
+    or a sentence has another number of words.
+    """
+    for index, (gold, predicted) in enumerate(itertools.zip_longest(gold_sentences, predicted_sentences)):
+        if predicted is None:
+            raise AlignmentError(
+                gold.file_path,
+                gold.start_line,
+                f"gold sentence {index + 1} has no counterpart: {predicted_name} has only {index} sentences",
+            )
+        if gold is None:
+            raise AlignmentError(
+                predicted.file_path,
+                predicted.start_line,
+                f"sentence {index + 1} has no counterpart: {gold_name} has only {index} sentences",
+            )
+        if len(gold.words) != len(predicted.words):
+            raise AlignmentError(
+                predicted.file_path,
+                predicted.start_line,
+                f"sentence {index + 1} has {len(predicted.words)} words but the gold sentence "
+                f"at {gold.file_path}:{gold.start_line} has {len(gold.words)}",
+            )
+        yield gold, predicted
+
+
+def check_same_form(gold: ConlluSentence, predicted: ConlluSentence, word_id: int) -> None:
+    """Raises `AlignmentError` at the predicted word `word_id` when its FORM is not the gold word's."""
+    gold_word, predicted_word = gold.words[word_id - 1], predicted.words[word_id - 1]
+    if gold_word.form != predicted_word.form:
+        raise AlignmentError(
+            predicted.file_path,
+            predicted_word.line_number,
+            f"word {predicted_word.id} is {predicted_word.form!r} but the gold word at "
+            f"{gold.file_path}:{gold_word.line_number} is {gold_word.form!r}",
+        )
+
+
 def count_sentences(
     gold_sentences: Iterable[ConlluSentence],
     predicted_sentences: Iterable[ConlluSentence],
@@ -105,37 +172,10 @@ def count_sentences(
     no HEAD or DEPREL, and, with `require_trees`, at the first predicted sentence that is not a tree.
     """
     counts = AttachmentCounts()
-    for gold, predicted in itertools.zip_longest(gold_sentences, predicted_sentences):
-        if predicted is None:
-            raise AlignmentError(
-                gold.file_path,
-                gold.start_line,
-                f"gold sentence {counts.sentences + 1} has no counterpart: {predicted_name} has only "
-                f"{counts.sentences} sentences",
-            )
-        if gold is None:
-            raise AlignmentError(
-                predicted.file_path,
-                predicted.start_line,
-                f"sentence {counts.sentences + 1} has no counterpart: {gold_name} has only "
-                f"{counts.sentences} sentences",
-            )
-        if len(gold.words) != len(predicted.words):
-            raise AlignmentError(
-                predicted.file_path,
-                predicted.start_line,
-                f"sentence {counts.sentences + 1} has {len(predicted.words)} words but the gold sentence "
-                f"at {gold.file_path}:{gold.start_line} has {len(gold.words)}",
-            )
+    for gold, predicted in aligned_sentences(gold_sentences, predicted_sentences, gold_name, predicted_name):
         all_heads = all_labels = True
         for gold_word, predicted_word in zip(gold.words, predicted.words):
-            if gold_word.form != predicted_word.form:
-                raise AlignmentError(
-                    predicted.file_path,
-                    predicted_word.line_number,
-                    f"word {predicted_word.id} is {predicted_word.form!r} but the gold word at "
-                    f"{gold.file_path}:{gold_word.line_number} is {gold_word.form!r}",
-                )
+            check_same_form(gold, predicted, gold_word.id)
             if gold_word.head is None or gold_word.deprel == "_":
                 raise ConlluError(
                     gold.file_path,
@@ -180,22 +220,46 @@ def official_scores(gold_path: str, predicted_path: str) -> Dict[str, float]:
     evaluation (`udtools.udeval`). It refuses a predicted sentence that is not a tree with one root word,
     and files whose texts differ: `ConlluError` naming the file (its message gives the line).
     """
+    scores = _udeval(str(gold_path), str(predicted_path))
+    return {metric: scores[metric].f1 for metric in OFFICIAL_METRICS}
+
+
+def _udeval(
+    gold_path: str,
+    predicted_path: str,
+    names: Optional[Tuple[str, str]] = None,
+    original_lines: Tuple[Callable[[int], int], Callable[[int], int]] = (int, int),
+) -> Dict[str, Any]:
+    """
+    `udtools.udeval.evaluate` of two files, its refusals as `ConlluError`s naming `names` (the files the user
+    gave, where these are copies) at the line that `original_lines` maps each copy's line to.
+    """
     from udtools import udeval
 
+    names = names or (gold_path, predicted_path)
     loaded = []
-    for path in (gold_path, predicted_path):
+    for path, name, original_line in zip((gold_path, predicted_path), names, original_lines):
         try:
-            loaded.append(udeval.load_conllu_file(str(path)))
-        except udeval.UDError as error:
-            raise ConlluError(str(path), _line_of(str(error)), f"the CoNLL 2018 evaluation refuses it: {error}")
+            loaded.append(udeval.load_conllu_file(path))
+        except (udeval.UDError, ValueError) as error:  # ValueError: a HEAD `_`, which udeval reads as int
+            raise ConlluError(
+                name, original_line(_line_of(str(error))),
+                f"the CoNLL 2018 evaluation refuses it: {_map_lines(str(error), original_line)}",
+            )
     try:
-        scores = udeval.evaluate(*loaded)
+        return udeval.evaluate(*loaded)
     except udeval.UDError as error:
         raise AlignmentError(
-            str(predicted_path), _line_of(str(error)) or 1,
-            f"the CoNLL 2018 evaluation cannot align it with {gold_path}: {error}",
+            names[1], original_lines[1](_line_of(str(error))) or 1,
+            f"the CoNLL 2018 evaluation cannot align it with {names[0]}: "
+            f"{_map_lines(str(error), original_lines[1])}",
         )
-    return {metric: scores[metric].f1 for metric in OFFICIAL_METRICS}
+
+
+def _map_lines(message: str, original_line: Callable[[int], int]) -> str:
+    """One of udeval's messages with its line numbers mapped from a copy back to the original file."""
+    return re.sub(r"\b(at (?:line )?)(\d+)", lambda found: found.group(1) + str(original_line(int(found.group(2)))),
+                  message)
 
 
 def _line_of(message: str) -> int:
@@ -252,6 +316,167 @@ def score_report(
     return counts, scores
 
 
+# Enhanced graphs: ELAS and EULAS
+
+ENHANCED_METRICS = ("ELAS", "EULAS")
+ENHANCED_SCORER = (
+    "udtools.udeval (CoNLL 2018 / IWPT evaluation) on copies with empty nodes collapsed "
+    "(seqgraph_allennlp.common.enhanced, as enhanced_collapse_empty_nodes.pl)"
+)
+
+
+@dataclass
+class EnhancedCounts:
+    """
+    The edges of the collapsed enhanced graphs of aligned gold and predicted files, and how many match.
+
+    `labeled_correct` (ELAS) counts the predicted `(dependent, head, label)` triples that are gold ones;
+    `universal_correct` (EULAS) the same on universal labels, each gold edge matched at most once.
+    `universal_repeats` counts the words, gold or predicted, with two edges from one head whose labels have
+    the same universal part (`2:obl:in|2:obl:on`): udeval counts every pair of such edges that match (so
+    `2:obl:in|2:obl:on` against itself makes 4 matches of 2 edges) where this count matches each edge
+    once; only there can the two EULAS differ.
+    """
+
+    gold_edges: int = 0
+    predicted_edges: int = 0
+    labeled_correct: int = 0
+    universal_correct: int = 0
+    gold_graphs: int = 0
+    predicted_graphs: int = 0
+    universal_repeats: int = 0
+
+    def scores(self) -> Dict[str, float]:
+        """`ELAS` and `EULAS`: F1 (fractions; 0 when neither file has an edge)."""
+        edges = max(self.gold_edges + self.predicted_edges, 1)
+        return {"ELAS": 2 * self.labeled_correct / edges, "EULAS": 2 * self.universal_correct / edges}
+
+
+def count_enhanced(
+    gold_sentences: Iterable[ConlluSentence],
+    predicted_sentences: Iterable[ConlluSentence],
+    gold_name: str = "gold",
+    predicted_name: str = "predicted",
+) -> EnhancedCounts:
+    """
+    Counts the edges of the enhanced graphs (`enhanced_graph`: empty nodes collapsed) of aligned sentences
+    and the predicted ones that are right with their full label (ELAS) and with its universal part (EULAS).
+    A sentence without enhanced annotation has no edges. Raises `AlignmentError` when the sentences or words
+    do not align, `ConlluError` at a malformed DEPS.
+    """
+    counts = EnhancedCounts()
+    for gold, predicted in aligned_sentences(gold_sentences, predicted_sentences, gold_name, predicted_name):
+        for word_id in range(1, len(gold) + 1):
+            check_same_form(gold, predicted, word_id)
+        gold_graph, predicted_graph = enhanced_graph(gold), enhanced_graph(predicted)
+        counts.gold_graphs += gold_graph is not None
+        counts.predicted_graphs += predicted_graph is not None
+        for gold_edges, predicted_edges in zip(_edges_per_word(gold_graph, len(gold)),
+                                               _edges_per_word(predicted_graph, len(gold))):
+            counts.gold_edges += len(gold_edges)
+            counts.predicted_edges += len(predicted_edges)
+            counts.labeled_correct += len(set(gold_edges) & set(predicted_edges))
+            gold_universal = collections.Counter(_universal(gold_edges))
+            predicted_universal = collections.Counter(_universal(predicted_edges))
+            counts.universal_correct += sum((gold_universal & predicted_universal).values())
+            counts.universal_repeats += any(number > 1 for number in gold_universal.values())
+            counts.universal_repeats += any(number > 1 for number in predicted_universal.values())
+    return counts
+
+
+def _edges_per_word(graph: Optional[EnhancedGraph], num_words: int) -> EnhancedGraph:
+    return graph if graph is not None else [[] for _ in range(num_words)]
+
+
+def _universal(edges: Sequence[Tuple[int, str]]) -> List[Tuple[int, str]]:
+    return [(head, universal_enhanced_label(label)) for head, label in edges]
+
+
+def count_enhanced_files(gold_path: str, predicted_path: str) -> EnhancedCounts:
+    return count_enhanced(read_sentences(gold_path), read_sentences(predicted_path), str(gold_path),
+                          str(predicted_path))
+
+
+def has_enhanced_graph(path: str) -> bool:
+    """Whether a CoNLL-U file has an enhanced graph (DEPS other than `_`) in any sentence."""
+    return any(enhanced_graph(sentence) is not None for sentence in read_sentences(path))
+
+
+def write_collapsed(path: str, collapsed_path: str) -> Callable[[int], int]:
+    """
+    Writes a copy of a CoNLL-U file with each sentence's enhanced graph collapsed (DEPS from
+    `enhanced_graph`, no empty-node lines; everything else as read) and returns the map from a line of the
+    copy to the line of the original it comes from (for error messages).
+    """
+    original = [0]  # line 0: none
+    with open(collapsed_path, "w", encoding="utf-8") as collapsed:
+        for sentence in read_sentences(path):
+            collapsed.write(format_sentence(sentence, sentence.heads, sentence.deprels,
+                                            deps=enhanced_graph(sentence), collapsed=True))
+            original += [number for line, number in zip(sentence.lines, sentence.line_numbers)
+                         if not is_empty_node_line(line)]
+            original.append(sentence.line_numbers[-1] + 1)  # the blank line that ends it
+    return lambda line: original[line] if 0 <= line < len(original) else line
+
+
+def enhanced_scores(gold_path: str, predicted_path: str) -> Dict[str, float]:
+    """
+    ELAS and EULAS (F1, fractions) of `predicted_path` against `gold_path` by the CoNLL 2018 / IWPT
+    evaluation (`udtools.udeval`), both files' empty nodes collapsed first (temporary copies written by
+    `write_collapsed`), as the IWPT shared tasks scored them.
+
+    # Parameters
+
+    gold_path : `str`
+        A gold CoNLL-U file with enhanced graphs.
+    predicted_path : `str`
+        A prediction of the same sentences and words, with enhanced graphs.
+
+    # Raises
+
+    `ValueError` when either file has no enhanced graph (DEPS `_` everywhere: not an ELAS of 0),
+    `ConlluError` at a malformed DEPS or where udeval refuses a file (e.g. a basic layer that is not a tree),
+    `AlignmentError` where it cannot align them.
+    """
+    for path, role in ((gold_path, "gold file"), (predicted_path, "prediction")):
+        if not has_enhanced_graph(path):
+            raise ValueError(f"{path}: the {role} has no enhanced graph (DEPS is _ everywhere): ELAS is not scored")
+    with tempfile.TemporaryDirectory(prefix="seqgraph_enhanced_") as folder:
+        copies = (os.path.join(folder, "gold.conllu"), os.path.join(folder, "predicted.conllu"))
+        line_maps = (write_collapsed(gold_path, copies[0]), write_collapsed(predicted_path, copies[1]))
+        scores = _udeval(*copies, names=(str(gold_path), str(predicted_path)), original_lines=line_maps)
+    return {metric: scores[metric].f1 for metric in ENHANCED_METRICS}
+
+
+def enhanced_report(gold_path: str, predicted_path: str) -> Tuple[Optional[EnhancedCounts], Dict[str, Any]]:
+    """
+    This module's enhanced counts and what to report of ELAS and EULAS: `{}` when neither file has an enhanced
+    graph; `{"enhanced_not_scored": why}` when only one has; else udeval's `ELAS` and `EULAS`
+    (`enhanced_scores`) and `enhanced_scorer`. Raises `ValueError` where this module's count disagrees with
+    udeval: ELAS always, EULAS unless `universal_repeats` explains it (then both are reported, udeval's as
+    `EULAS`, this module's as `EULAS_matched_once`).
+    """
+    counts = count_enhanced_files(gold_path, predicted_path)
+    if not counts.gold_graphs and not counts.predicted_graphs:
+        return counts, {}
+    if not counts.gold_graphs or not counts.predicted_graphs:
+        missing = "the gold file" if not counts.gold_graphs else "the prediction"
+        return counts, {"enhanced_not_scored": f"{missing} has no enhanced graph (DEPS is _ on every word)"}
+    official = enhanced_scores(gold_path, predicted_path)
+    own = counts.scores()
+    report: Dict[str, Any] = {**official, "enhanced_scorer": ENHANCED_SCORER}
+    for metric in ENHANCED_METRICS:
+        if abs(official[metric] - own[metric]) > 1e-9:
+            if metric == "EULAS" and counts.universal_repeats:
+                report["EULAS_matched_once"] = own[metric]
+                continue
+            raise ValueError(
+                f"{predicted_path}: {metric} {own[metric]:.6f} here but {official[metric]:.6f} by the CoNLL 2018 "
+                "evaluation (udtools.udeval): please report this file"
+            )
+    return counts, report
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m seqgraph_allennlp.common.scoring",
@@ -271,11 +496,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     exclude_upos = {tag.strip() for tag in args.exclude_upos.split(",") if tag.strip()}
     try:
         counts, scores = score_report(args.gold, args.predicted, exclude_upos, args.require_trees)
+        enhanced_counts, enhanced = enhanced_report(args.gold, args.predicted)
     except (ValueError, OSError) as error:  # ConlluError and AlignmentError are ValueErrors
         print(f"error: {error}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps({**scores, "invalid_trees": counts.invalid_trees}))
+        print(json.dumps({**scores, "invalid_trees": counts.invalid_trees, **enhanced}))
         return 0
     details = {
         "UAS": f"{counts.unlabeled_correct}/{counts.words} words",
@@ -296,7 +522,27 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               f"word (the official CoNLL 2018 script refuses such a file); the first: {counts.first_invalid_tree}")
     else:
         print(f"trees: all {counts.sentences} predicted sentences are trees with one root word")
+    print_enhanced(enhanced_counts, enhanced)
     return 0
+
+
+def print_enhanced(counts: Optional[EnhancedCounts], report: Dict[str, Any]) -> None:
+    """The text lines of `enhanced_report`: nothing where neither file has an enhanced graph."""
+    if "enhanced_not_scored" in report:
+        print(f"ELAS, EULAS: not scored: {report['enhanced_not_scored']}")
+        return
+    if not report or counts is None:
+        return
+    edges = f"of {counts.gold_edges} gold and {counts.predicted_edges} predicted enhanced edges"
+    print(f"ELAS: {report['ELAS']:.6f} (F1: {counts.labeled_correct} right {edges})")
+    if "EULAS_matched_once" in report:
+        print(f"EULAS: {report['EULAS']:.6f} (F1 {edges}, every matching pair counted, as udeval counts them)")
+        print(f"EULAS_matched_once: {report['EULAS_matched_once']:.6f} (F1: {counts.universal_correct} right on "
+              f"universal labels, each edge matched once; {counts.universal_repeats} words have two edges from "
+              "one head with the same universal label)")
+    else:
+        print(f"EULAS: {report['EULAS']:.6f} (F1: {counts.universal_correct} right on universal labels {edges})")
+    print(f"scorer: ELAS, EULAS by {report['enhanced_scorer']}")
 
 
 if __name__ == "__main__":

@@ -1,16 +1,19 @@
 import itertools
 import logging
-from typing import Dict, Iterable, Iterator, List, Optional
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+
+import torch
 
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.file_utils import cached_path
 from allennlp.data.dataset_readers.dataset_reader import DatasetReader
-from allennlp.data.fields import Field, MetadataField, SequenceLabelField, TextField
+from allennlp.data.fields import AdjacencyField, Field, MetadataField, SequenceLabelField, TextField
 from allennlp.data.instance import Instance
 from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenCharactersIndexer, TokenIndexer
 from allennlp.data.tokenizers import Token
 
 from seqgraph_allennlp.common.conllu import ConlluError, ConlluSentence, check_tree, read_sentences
+from seqgraph_allennlp.common.enhanced import EnhancedGraph, enhanced_graph
 
 logger = logging.getLogger(__name__)
 
@@ -29,6 +32,56 @@ class PaddedSequenceLabelField(SequenceLabelField):
 
     def _maybe_warn_for_namespace(self, label_namespace: str) -> None:
         pass
+
+
+class NodeAdjacencyField(AdjacencyField):
+    """
+    An `AdjacencyField` over the sentence's nodes, the root included: a `(V, V)` matrix, `V = N + 1`, of
+    label indices at `[head, dependent]` and -1 where there is no edge, for a `TextField` of `N` words.
+    AllenNLP's field is indexed by the words only, and an enhanced graph has edges from the root.
+
+    # Parameters
+
+    indices : `List[Tuple[int, int]]`, `(head, dependent)` node indices, `0..N`.
+    sequence_field : `TextField` of the `N` words.
+    labels : `List[str]`, one per edge.
+    label_namespace : `str`
+    """
+
+    def __init__(
+        self,
+        indices: List[Tuple[int, int]],
+        sequence_field: TextField,
+        labels: Optional[List[str]] = None,
+        label_namespace: str = "enhanced_tags",
+    ) -> None:
+        num_nodes = sequence_field.sequence_length() + 1
+        if not all(0 <= head < num_nodes and 0 < dependent < num_nodes for head, dependent in indices):
+            raise ValueError(f"edges {indices} outside a sentence of {num_nodes - 1} words")
+        # AllenNLP's bounds check is by words: give it in-range indices, then the real ones
+        super().__init__([], sequence_field, None, label_namespace, padding_value=-1)
+        if len(set(indices)) != len(indices):
+            raise ValueError(f"duplicate edges in {indices}")
+        self.indices = list(indices)
+        self.labels = labels
+
+    def _maybe_warn_for_namespace(self, label_namespace: str) -> None:
+        # padded on purpose, as the relations' namespace: an enhanced label unseen in training is scored
+        pass
+
+    def get_padding_lengths(self) -> Dict[str, int]:
+        return {"num_nodes": self.sequence_field.sequence_length() + 1}
+
+    def as_tensor(self, padding_lengths: Dict[str, int]) -> torch.Tensor:
+        num_nodes = padding_lengths["num_nodes"]
+        tensor = torch.full((num_nodes, num_nodes), -1, dtype=torch.long)
+        labels = self._indexed_labels or [1] * len(self.indices)
+        for (head, dependent), label in zip(self.indices, labels):
+            tensor[head, dependent] = label
+        return tensor
+
+    def empty_field(self) -> "NodeAdjacencyField":
+        return NodeAdjacencyField([], self.sequence_field.empty_field(), [], self._label_namespace)
 
 
 @DatasetReader.register("seqgraph_ud")
@@ -54,6 +107,11 @@ class SeqGraphUDReader(DatasetReader):
     * `head_indices` : `SequenceLabelField` of 1-based head word ids, 0 the root (namespace
       `"head_index_tags"`), and `head_tags` : `SequenceLabelField` of relations (namespace `"head_tags"`),
       only when every word has a gold HEAD and DEPREL (a sentence with `_` heads is raw text to parse);
+    * `enhanced_tags` : `NodeAdjacencyField` (namespace `"enhanced_tags"`), only with `enhanced` and when the
+      sentence has DEPS: the enhanced graph, `(V, V)` label indices at `[head, dependent]` (node 0 the root),
+      -1 where there is no edge, with empty nodes collapsed as the IWPT shared tasks scored them
+      (`seqgraph_allennlp.common.enhanced.enhanced_graph`: a path through an empty node becomes one edge
+      labelled `conj>nsubj`);
     * `metadata` : `MetadataField` with `"words"` (the forms), `"pos"` (the tags or `None`), `"deprels"`
       (the gold relations as strings, or `None`; LAS compares their universal part) and `"conllu"` (the
       `ConlluSentence`, or `None` for an instance made from a plain word list).
@@ -72,6 +130,11 @@ class SeqGraphUDReader(DatasetReader):
         `forward`, and a model without a `upos_tags` argument (allennlp-models' `biaffine_parser`) rejects
         it. As with gold heads, a batch cannot mix sentences with and without the field, so a training file
         needs UPOS on every word.
+    enhanced : `bool`, optional (default = `False`)
+        Add the `enhanced_tags` field (the DEPS column) to each sentence that has one, for
+        `seqgraph_parser`'s graph phase (`predict_enhanced: true`). Off by default for the same reason as
+        `upos_targets`: a model without an `enhanced_tags` argument rejects the field. A malformed DEPS
+        raises `ConlluError` whether or not it is on.
     skip_invalid_trees : `bool`, optional (default = `False`)
         A sentence whose gold heads are not a tree (no root word, several, or a cycle) is an error; with
         `True` it is skipped with a warning naming the file and line instead.
@@ -96,6 +159,7 @@ class SeqGraphUDReader(DatasetReader):
         token_indexers: Dict[str, TokenIndexer] = None,
         pos_tags: Optional[str] = None,
         upos_targets: bool = False,
+        enhanced: bool = False,
         skip_invalid_trees: bool = False,
         max_sentences: Optional[int] = None,
         language: Optional[str] = None,
@@ -117,6 +181,7 @@ class SeqGraphUDReader(DatasetReader):
         }
         self.pos_tags = pos_tags
         self.upos_targets = upos_targets
+        self.enhanced = enhanced
         self.skip_invalid_trees = skip_invalid_trees
         self.max_sentences = max_sentences
         self.language = language
@@ -147,6 +212,8 @@ class SeqGraphUDReader(DatasetReader):
                     logger.warning("Skipping a sentence: %s", error)
                     continue
             has_upos = all(tag != "_" for tag in sentence.upos)
+            # parsed whether or not it is a target: a malformed DEPS is an error in either case
+            graph = enhanced_graph(sentence)
             yield self.text_to_instance(
                 sentence.forms,
                 getattr(sentence, self.pos_tags) if self.pos_tags else None,
@@ -154,6 +221,7 @@ class SeqGraphUDReader(DatasetReader):
                 sentence.deprels if sentence.has_gold_tree else None,
                 sentence,
                 sentence.upos if self.upos_targets and has_upos else None,
+                graph if self.enhanced else None,
             )
 
     def text_to_instance(
@@ -164,6 +232,7 @@ class SeqGraphUDReader(DatasetReader):
         deprels: List[str] = None,
         sentence: ConlluSentence = None,
         upos_tags: List[str] = None,
+        enhanced: EnhancedGraph = None,
     ) -> Instance:
         """
         # Parameters
@@ -181,6 +250,9 @@ class SeqGraphUDReader(DatasetReader):
         upos_tags : `List[str]`, optional (default = `None`)
             The gold UPOS of each word, the tagger's targets; without them the instance has no `upos_tags`
             field (`sentences_to_instances` gives them only with `upos_targets`).
+        enhanced : `EnhancedGraph`, optional (default = `None`)
+            The gold enhanced heads of each word, `(head, label)` pairs with head 0 the root; without them the
+            instance has no `enhanced_tags` field (`sentences_to_instances` gives them only with `enhanced`).
 
         # Returns
 
@@ -207,6 +279,19 @@ class SeqGraphUDReader(DatasetReader):
             fields["head_indices"] = SequenceLabelField(
                 list(heads), text_field, label_namespace="head_index_tags"
             )
+        if enhanced is not None:
+            if len(enhanced) != len(words):
+                raise ValueError(f"{len(words)} words but {len(enhanced)} enhanced head lists")
+            # one label per (head, dependent) pair: the rare second label of a pair (two relations to the
+            # same head) is not a target
+            labelled = {}
+            for dependent, heads in enumerate(enhanced, 1):
+                for head, label in heads:
+                    labelled.setdefault((head, dependent), label)
+            edges, labels = list(labelled), list(labelled.values())
+            fields["enhanced_tags"] = NodeAdjacencyField(edges, text_field, labels)
+            # the gold edges the matrix cannot hold, so that ELAS still counts them as gold
+            uncounted = sum(len(heads) for heads in enhanced) - len(edges)
         if upos_tags is not None:
             fields["upos_tags"] = PaddedSequenceLabelField(list(upos_tags), text_field, label_namespace="upos")
         fields["metadata"] = MetadataField(
@@ -218,6 +303,8 @@ class SeqGraphUDReader(DatasetReader):
                 "conllu": sentence,
             }
         )
+        if enhanced is not None:
+            fields["metadata"].metadata["enhanced_uncounted"] = uncounted  # type: ignore[attr-defined]
         return Instance(fields)
 
     def apply_token_indexers(self, instance: Instance) -> None:

@@ -18,7 +18,20 @@ from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
 from seqgraph_allennlp.oracles import Oracle, free_edges, gold_edge_index
 from seqgraph_allennlp.oracles.uniform import UniformOracle
 from seqgraph_allennlp.roll_ins import RollIn
+from seqgraph_allennlp.roll_ins.coaching import CoachingRollIn
+from seqgraph_allennlp.roll_ins.roll_in import choose_from_policy
 from seqgraph_allennlp.roll_ins.uniform import UniformRollIn
+from seqgraph_allennlp.structs.graph import (
+    GraphDecoding,
+    action_log_probs,
+    edges_to_adjacency,
+    free_graph_edges,
+    graph_edge_index,
+    graph_valid_mask,
+    greedy_graph_decode,
+    sample_uniform,
+    stop_index,
+)
 from seqgraph_allennlp.structs.tree import (
     POLICY_SUPPORTS,
     TreeState,
@@ -26,8 +39,15 @@ from seqgraph_allennlp.structs.tree import (
     greedy_valid_decode,
     heads_to_adjacency,
     mst_decode,
+    policy_mask,
+    running_sum_log_probs,
     state_gold_log_probs,
     word_mask,
+)
+from seqgraph_allennlp.training.enhanced_scores import (
+    EnhancedAttachmentScores,
+    labelled_adjacency,
+    universal_enhanced_table,
 )
 from seqgraph_allennlp.training.attachment_scores import (
     ShardSafeAttachmentScores,
@@ -51,6 +71,8 @@ DECODERS = ("valid", "mst")
 # The vocabulary namespace of the UPOS tagger's tags, built from the `seqgraph_ud` reader's `upos_tags` field
 # (`upos_targets: true`). Not the reader's `pos_tags` namespace ("pos"): those are gold input tags.
 UPOS_NAMESPACE = "upos"
+# The enhanced relations (DEPS labels), from the `seqgraph_ud` reader's `enhanced_tags` field (`enhanced: true`).
+ENHANCED_NAMESPACE = "enhanced_tags"
 
 
 class DecodingOptions(NamedTuple):
@@ -69,6 +91,28 @@ class DecodingOptions(NamedTuple):
 
     decoder: str = "valid"
     tau: Optional[float] = None
+
+
+class RollInStates(NamedTuple):
+    """
+    What the recurrent model's roll-in (`SeqGraphParser._roll_in`) returns, without gradients.
+
+    valid : `(batch_size, T, V, V)`, the valid edges of each state (the tree's, or in a graph state the
+        graph's).
+    heads, dependents : `(batch_size, T - 1)`, the edge added after each state but the last.
+    added : `(batch_size, T - 1)`, whether the sentence added that edge (not after `STOP` or the end).
+    adjacency : `(batch_size, T, V, V)`, each state's graph (with a gold graph only, else `None`).
+    tree_state, graph_state : `(batch_size, T)`, which states are in the tree phase, and which are in the
+        graph phase and not after `STOP` (with a gold graph only, else `None`).
+    """
+
+    valid: torch.BoolTensor
+    heads: torch.LongTensor
+    dependents: torch.LongTensor
+    added: torch.BoolTensor
+    adjacency: Optional[torch.BoolTensor] = None
+    tree_state: Optional[torch.BoolTensor] = None
+    graph_state: Optional[torch.BoolTensor] = None
 
 
 def check_decoding_options(options: DecodingOptions, recurrent: bool) -> DecodingOptions:
@@ -192,6 +236,21 @@ class SeqGraphParser(Model):
     dropout : `float`, optional (default = `0.0`)
         Variational dropout on the encoder output and the MLPs.
     input_dropout : `float`, optional (default = `0.0`)
+    predict_enhanced : `bool`, optional (default = `False`)
+        Also generate the enhanced UD graph (the DEPS column; the reader's `enhanced: true`): after the tree
+        is complete, the recurrent model goes on adding *extra* edges, one per step, among all edges not yet
+        in the graph (no self-loop, none into the root; several heads and cycles allowed) until it chooses
+        `STOP`, whose score is a linear map of the recurrent state `h_t` (`structs.graph`). Trained like the
+        tree: the roll-in goes on into the graph phase (the configured roll-in's mixture: the uniform
+        oracle's free edge, or `STOP` once none is free, with its `beta`, else the policy's best action) and
+        every graph state adds `KL(oracle || policy)` over the still-free gold graph edges and `STOP`, which
+        the oracle takes once no gold edge is free. The tree and its edges' enhanced labels make the graph
+        rooted and connected. Each edge of the graph (tree and extra) gets an enhanced label (namespace
+        `"enhanced_tags"`) from a classifier on the label MLPs' representations, trained on the gold graph's
+        edges. Needs `recurrent: true` and `predict_labels: true`. Reports `ELAS` and `EULAS` and outputs
+        `predicted_deps`.
+    max_extra_edges : `int`, optional (default = `None`)
+        The most extra edges a sentence gets in the graph phase; `None`: its number of words.
     initializer : `InitializerApplicator`, optional
     """
 
@@ -217,6 +276,8 @@ class SeqGraphParser(Model):
         upos_loss_weight: float = 1.0,
         dropout: float = 0.0,
         input_dropout: float = 0.0,
+        predict_enhanced: bool = False,
+        max_extra_edges: Optional[int] = None,
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs,
     ) -> None:
@@ -237,6 +298,13 @@ class SeqGraphParser(Model):
             )
         if upos_loss_weight < 0:
             raise ConfigurationError(f"seqgraph_parser: upos_loss_weight must be >= 0, got {upos_loss_weight}")
+        if predict_enhanced and not (recurrent and predict_labels):
+            raise ConfigurationError(
+                "seqgraph_parser: predict_enhanced needs recurrent: true (the stop score reads the recurrent "
+                "state) and predict_labels: true (the enhanced labels read the label MLPs)"
+            )
+        if max_extra_edges is not None and max_extra_edges < 0:
+            raise ConfigurationError(f"seqgraph_parser: max_extra_edges must be >= 0, got {max_extra_edges}")
 
         self.text_field_embedder = text_field_embedder
         self.encoder = encoder
@@ -316,6 +384,24 @@ class SeqGraphParser(Model):
             )
             self._upos_accuracy = CategoricalAccuracy()
 
+        self.predict_enhanced = predict_enhanced
+        self.max_extra_edges = max_extra_edges
+        if predict_enhanced:
+            self.stop_scorer = torch.nn.Linear(self.recurrent_weight.cell.hidden_size, 1)
+            enhanced_labels = self._namespace_entries(vocab, ENHANCED_NAMESPACE, "predict_enhanced", "enhanced: true")
+            self.enhanced_tag_bilinear = MatmulBilinear(
+                tag_representation_dim, tag_representation_dim, len(enhanced_labels)
+            )
+            self.register_buffer(
+                "_unpredictable_enhanced",
+                torch.tensor([label in (vocab._padding_token, vocab._oov_token) for label in enhanced_labels]),
+                persistent=False,
+            )
+            self._enhanced_labels = enhanced_labels
+            self._enhanced_scores = EnhancedAttachmentScores(universal_enhanced_table(enhanced_labels))
+            self._graph_kl = Average()
+            self._enhanced_label_loss = Average()
+
         self._attachment_scores = ShardSafeAttachmentScores()
         self._kl = Average()
         self._head_nll = Average()
@@ -327,17 +413,27 @@ class SeqGraphParser(Model):
         The `"upos"` namespace's entries by index; raises `ConfigurationError` when it has no tag (the tagger
         would have nothing to predict).
         """
+        return SeqGraphParser._namespace_entries(
+            vocab, UPOS_NAMESPACE, "predict_upos", "upos_targets: true on training data with a UPOS column"
+        )
+
+    @staticmethod
+    def _namespace_entries(vocab: Vocabulary, namespace: str, option: str, reader_option: str) -> List[str]:
+        """
+        A label namespace's entries by index; raises `ConfigurationError` when it has no label (the option
+        that needs it would have nothing to predict).
+        """
         message = (
-            'seqgraph_parser: predict_upos needs the "upos" vocabulary namespace, built from the reader\'s '
-            "upos_targets: true on training data with a UPOS column; "
+            f'seqgraph_parser: {option} needs the "{namespace}" vocabulary namespace, built from the '
+            f"reader's {reader_option}; "
         )
         # get_vocab_size would create a missing namespace (padding and unknown entries only)
-        if UPOS_NAMESPACE not in vocab.get_namespaces():
+        if namespace not in vocab.get_namespaces():
             raise ConfigurationError(message + "the vocabulary has none")
-        size = vocab.get_vocab_size(UPOS_NAMESPACE)
-        tags = [vocab.get_token_from_index(index, UPOS_NAMESPACE) for index in range(size)]
+        size = vocab.get_vocab_size(namespace)
+        tags = [vocab.get_token_from_index(index, namespace) for index in range(size)]
         if not set(tags) - {vocab._padding_token, vocab._oov_token}:
-            raise ConfigurationError(message + "the namespace has no tag")
+            raise ConfigurationError(message + "the namespace has no label")
         return tags
 
     @property
@@ -386,6 +482,7 @@ class SeqGraphParser(Model):
         head_tags: torch.LongTensor = None,
         head_indices: torch.LongTensor = None,
         upos_tags: torch.LongTensor = None,
+        enhanced_tags: torch.LongTensor = None,
         decoding: Optional[DecodingOptions] = None,
     ) -> Dict[str, torch.Tensor]:
         """
@@ -399,6 +496,9 @@ class SeqGraphParser(Model):
         head_indices : `torch.LongTensor`, optional, `(batch_size, N)`, gold heads (0 is the root).
         upos_tags : `torch.LongTensor`, optional, `(batch_size, N)`
             Gold UPOS tags (namespace `"upos"`), the tagger's targets (`predict_upos`); never its input.
+        enhanced_tags : `torch.LongTensor`, optional, `(batch_size, V, V)`
+            The gold enhanced graph (`predict_enhanced`): label indices (namespace `"enhanced_tags"`) at
+            `[head, dependent]`, -1 where there is no edge.
         decoding : `DecodingOptions`, optional (default = `None`)
             How to decode this batch; `None` decodes with the model's own options (`self.decoding`).
 
@@ -408,6 +508,11 @@ class SeqGraphParser(Model):
         order, `edge_steps` and `edge_probabilities` `(batch_size, N)`, `mask` `(batch_size, V)`, and with
         gold heads `loss` (the mean KL plus `label_loss`). With `predict_upos`, `upos` `(batch_size, N)`, the
         predicted tags, and with gold `upos_tags` `upos_loss`, added to `loss` times `upos_loss_weight`.
+        With `predict_enhanced`, `enhanced_edges` `(batch_size, E, 2)` (the tree's edges, then the extra ones;
+        -1 on padding) and their `enhanced_tags` `(batch_size, E)`, the graph phase's `extra_edges`
+        `(batch_size, X, 2)` in generation order and `extra_edge_probabilities` `(batch_size, X)` (each one's
+        probability under the policy of its step), and with gold `enhanced_tags`
+        `enhanced_label_loss`, added to `loss` (the graph states' KL is part of the mean KL).
         """
         decoding = self._decoding_options(decoding)
         initial_scores, encoded, final_state, node_mask = self._encode(words, pos_tags)
@@ -417,9 +522,12 @@ class SeqGraphParser(Model):
 
         output: Dict[str, Any] = {"mask": node_mask}
         gold_heads = None
+        gold_graph = enhanced_tags >= 0 if self.predict_enhanced and enhanced_tags is not None else None
         if head_indices is not None:
             gold_heads = torch.cat([head_indices.new_zeros(batch_size, 1), head_indices], dim=1)
-            kl = self._learning_to_search_loss(initial_scores, encoded, final_state, node_mask, gold_heads)
+            kl = self._learning_to_search_loss(
+                initial_scores, encoded, final_state, node_mask, gold_heads, gold_graph
+            )
             self._kl(kl.item())
             output["loss"] = kl
             if self.head_selection_weight > 0:
@@ -445,6 +553,13 @@ class SeqGraphParser(Model):
                 label_loss = (label_nll * words).sum() / words.sum().clamp(min=1)
                 output["label_loss"] = label_loss
                 output["loss"] = output["loss"] + label_loss
+            if gold_graph is not None:
+                enhanced_label_loss = self._enhanced_label_loss_of(
+                    head_tag_representation, dependent_tag_representation, enhanced_tags
+                )
+                self._enhanced_label_loss(enhanced_label_loss.item())
+                output["enhanced_label_loss"] = enhanced_label_loss
+                output["loss"] = output["loss"] + enhanced_label_loss if "loss" in output else enhanced_label_loss
 
         if self.predict_upos:
             # shape (batch_size, N, num_upos): from the words' encoder states, the root left out
@@ -467,7 +582,15 @@ class SeqGraphParser(Model):
             # every step: training batches report their losses, UAS and LAS come from validation
             return output
 
-        heads, valid_decoding = self._decode(initial_scores, encoded, final_state, node_mask, decoding)
+        if self.predict_enhanced:
+            heads, valid_decoding, graph_decoding = self._decode_graph(
+                initial_scores, encoded, final_state, node_mask, decoding
+            )
+            extra_edges = graph_decoding.extra_edges
+            output["extra_edges"] = extra_edges
+            output["extra_edge_probabilities"] = graph_decoding.extra_probabilities
+        else:
+            heads, valid_decoding = self._decode(initial_scores, encoded, final_state, node_mask, decoding)
         output["heads"] = heads
         if valid_decoding is not None:
             output["edges"] = valid_decoding.edges
@@ -482,6 +605,23 @@ class SeqGraphParser(Model):
                 .argmax(dim=-1)
             )
         output["head_tags"] = predicted_labels
+        if self.predict_enhanced:
+            # the tree's edges (one per word; padding -1), then the extra ones
+            words = word_mask(node_mask)
+            dependents = torch.arange(heads.size(1), device=heads.device).expand_as(heads)
+            tree_edges = torch.stack([heads, dependents], dim=-1)[:, 1:].masked_fill(~words[:, 1:, None], -1)
+            enhanced_edges = torch.cat([tree_edges, extra_edges], dim=1)
+            enhanced_labels = self._enhanced_pair_logits(
+                head_tag_representation, dependent_tag_representation, enhanced_edges.clamp(min=0)
+            ).masked_fill(self._unpredictable_enhanced, float("-inf")).argmax(dim=-1)
+            enhanced_labels = enhanced_labels.masked_fill(enhanced_edges[..., 0] < 0, -1)
+            output["enhanced_edges"] = enhanced_edges
+            output["enhanced_tags"] = enhanced_labels
+            if gold_graph is not None:
+                uncounted = sum(instance.get("enhanced_uncounted", 0) for instance in metadata or [])
+                self._enhanced_scores(
+                    labelled_adjacency(enhanced_edges, enhanced_labels, node_mask.size(1)), enhanced_tags, uncounted
+                )
 
         if gold_heads is not None:
             # CoNLL 2018: every word counts, punctuation included
@@ -589,18 +729,40 @@ class SeqGraphParser(Model):
         if self.recurrent_weight is None:
             return lambda last_edges: initial_scores
         step, projected = self._recurrent_scores(initial_scores, encoded, final_state)
-        return lambda last_edges: step(self.recurrent_weight.embed_edges(encoded, last_edges, projected))
+        return lambda last_edges: step(self.recurrent_weight.embed_edges(encoded, last_edges, projected))[0]
+
+    def _graph_score_function(
+        self,
+        initial_scores: torch.Tensor,
+        encoded: torch.Tensor,
+        final_state: torch.Tensor,
+    ) -> Callable[[Optional[torch.BoolTensor]], Tuple[torch.Tensor, torch.Tensor]]:
+        """
+        A closure that returns `S_t` and the stop scores `(batch_size,)` given the edges added at step
+        `t - 1`. A sentence whose matrix is empty (after the first step) keeps its state: each sentence's
+        steps are its own, whatever the other sentences of its batch do, as in training, where a sentence's
+        graph phase follows its tree directly.
+        """
+        step, projected = self._recurrent_scores(initial_scores, encoded, final_state)
+
+        def score(last_edges: Optional[torch.BoolTensor]) -> Tuple[torch.Tensor, torch.Tensor]:
+            active = None if last_edges is None else last_edges.flatten(1).any(dim=-1)
+            scores, hidden = step(self.recurrent_weight.embed_edges(encoded, last_edges, projected), active)
+            return scores, self.stop_scorer(hidden).squeeze(-1)
+
+        return score
 
     def _recurrent_scores(
         self,
         initial_scores: torch.Tensor,
         encoded: torch.Tensor,
         final_state: torch.Tensor,
-    ) -> Tuple[Callable[[torch.Tensor], torch.Tensor], torch.Tensor]:
+    ) -> Tuple[Callable[..., Tuple[torch.Tensor, torch.Tensor]], torch.Tensor]:
         """
-        The recurrent model's scores step by step: a closure that returns `S_t` given `f_emb` of the edges
-        added at step `t - 1` (`RecurrentWeight.embed_edges` of several edges a step, `embed_edge_indices`
-        of one), and `project_nodes(encoded)` `(batch_size, V, d_e)` that both read.
+        The recurrent model's scores step by step: a closure that returns `S_t` and the LSTM output `h_t`
+        given `f_emb` of the edges added at step `t - 1` (`RecurrentWeight.embed_edges` of several edges a
+        step, `embed_edge_indices` of one) and optionally which sentences step (`(batch_size,)`; the others
+        keep their state and scores), and `project_nodes(encoded)` `(batch_size, V, d_e)` that both read.
         """
         recurrent_weight = self.recurrent_weight
         state = recurrent_weight.initial_state(final_state)
@@ -608,11 +770,16 @@ class SeqGraphParser(Model):
         projected = recurrent_weight.project_nodes(encoded)
         positions = recurrent_weight.position_maps(encoded.size(1), encoded.device)
 
-        def step(edge_input: torch.Tensor) -> torch.Tensor:
+        def step(edge_input: torch.Tensor, active: Optional[torch.BoolTensor] = None) -> Tuple[torch.Tensor, torch.Tensor]:
             nonlocal state, scores
-            delta, state = recurrent_weight.step(state, edge_input, positions)
-            scores = scores + delta
-            return scores
+            delta, new_state = recurrent_weight.step(state, edge_input, positions)
+            if active is None:
+                state, scores = new_state, scores + delta
+            else:
+                keep = active.unsqueeze(-1)
+                state = (torch.where(keep, new_state[0], state[0]), torch.where(keep, new_state[1], state[1]))
+                scores = torch.where(keep.unsqueeze(-1), scores + delta, scores)
+            return scores, state[0]
 
         return step, projected
 
@@ -623,11 +790,14 @@ class SeqGraphParser(Model):
         final_state: torch.Tensor,
         node_mask: torch.BoolTensor,
         gold_heads: torch.LongTensor,
+        gold_graph: Optional[torch.BoolTensor] = None,
     ) -> torch.Tensor:
         """
         Equation (6): roll in with `self.roll_in` and average `KL(oracle || policy)` over the states
         `s_1 .. s_N` of every sentence (states with no free edge left add nothing). The one-step model
-        takes only the first state, with every gold edge free and a uniform target.
+        takes only the first state, with every gold edge free and a uniform target. With `gold_graph`
+        `(batch_size, V, V)` (`predict_enhanced`), the roll-in goes on into the graph phase and its states
+        count too (`_graph_state_kl`).
 
         Sentences of very different lengths are rolled in as separate groups (`length_chunks`), each padded
         to its own longest sentence; the average is over all states of the batch either way.
@@ -638,7 +808,7 @@ class SeqGraphParser(Model):
         num_states = 0
         for group in groups:
             if group is None or len(groups) == 1:
-                inputs = (initial_scores, encoded, final_state, node_mask, gold_heads)
+                inputs = (initial_scores, encoded, final_state, node_mask, gold_heads, gold_graph)
             else:
                 index = torch.tensor(group, device=node_mask.device)
                 num_nodes = int(lengths[index].max()) + 1
@@ -648,6 +818,7 @@ class SeqGraphParser(Model):
                     final_state[index],
                     node_mask[index, :num_nodes],
                     gold_heads[index, :num_nodes],
+                    None if gold_graph is None else gold_graph[index, :num_nodes, :num_nodes],
                 )
             group_total, group_states = self._state_kl(*inputs)
             total = total + group_total
@@ -661,6 +832,7 @@ class SeqGraphParser(Model):
         final_state: torch.Tensor,
         node_mask: torch.BoolTensor,
         gold_heads: torch.LongTensor,
+        gold_graph: Optional[torch.BoolTensor] = None,
     ) -> Tuple[torch.Tensor, int]:
         """
         The sum of `KL(oracle || policy)` over the roll-in's states with a free edge, and their number.
@@ -675,13 +847,19 @@ class SeqGraphParser(Model):
             updates = initial_scores.unsqueeze(1)
         else:
             with torch.no_grad():
-                valid, heads, dependents, added = self._roll_in(
-                    initial_scores, encoded, final_state, node_mask, heads_to_adjacency(gold_heads, node_mask)
+                roll_in = self._roll_in(
+                    initial_scores, encoded, final_state, node_mask, heads_to_adjacency(gold_heads, node_mask),
+                    gold_graph,
                 )
+            valid, heads, dependents, added = roll_in.valid, roll_in.heads, roll_in.dependents, roll_in.added
             projected = self.recurrent_weight.project_nodes(encoded)
             # shape (batch_size, T, V, V): S_t = S_0 + the updates of steps 1 .. t
-            updates = self.recurrent_weight.unroll(final_state, projected, heads, dependents, added)
+            updates, hidden = self.recurrent_weight.unroll(
+                final_state, projected, heads, dependents, added, return_hidden=True
+            )
             updates[:, 0] += initial_scores
+            if gold_graph is not None:
+                return self._graph_roll_in_kl(updates, hidden, node_mask, gold_heads, gold_graph, roll_in)
         num_states = valid.size(1)
         # A free edge is always gold, and the oracle puts mass on free edges only: the KL needs the
         # policy's log-probability of the gold edges alone, shape (batch_size, T, V) each
@@ -697,6 +875,64 @@ class SeqGraphParser(Model):
         has_target = free.any(dim=-1)
         return (kl_divergence(target, gold_log_probs) * has_target).sum(), int(has_target.sum())
 
+    def _graph_roll_in_kl(
+        self,
+        updates: torch.Tensor,
+        hidden: torch.Tensor,
+        node_mask: torch.BoolTensor,
+        gold_heads: torch.LongTensor,
+        gold_graph: torch.BoolTensor,
+        roll_in: "RollInStates",
+    ) -> Tuple[torch.Tensor, int]:
+        """
+        `_state_kl` of a roll-in that goes on into the graph phase: the sum of `KL(oracle || policy)` over
+        its tree and graph states with a target, and their number. `STOP` joins the `V x V` edges as one more
+        action, whose running sum is the stop score (`structs.graph`), so that every state's policy comes
+        from one fused pass over the states (`running_sum_log_probs`), as the tree's does. A tree state's
+        candidates are the gold tree's edges, free while valid (`oracles.free_edges`); a graph state's are
+        the gold graph's edges, free while valid (`structs.graph.free_graph_edges`), and `STOP`, free once no
+        edge is; the configured oracle weights the free ones in either phase. The policy of a tree state is
+        over its valid edges (or all, with `policy_support: "all"`), that of a graph state over its valid
+        edges and `STOP` (`structs.graph.action_log_probs`; `graph_state_candidates` is its reference).
+
+        # Parameters
+
+        updates : `(batch_size, T, V, V)`, `S_0` in the first; hidden : `(batch_size, T, hidden_dim)`.
+        """
+        batch_size, num_states, num_nodes, _ = updates.shape
+        # shape (batch_size, T): the stop score of each state as a running sum, like the edges'
+        stop_scores = self.stop_scorer(hidden).squeeze(-1)
+        stop_updates = torch.cat([stop_scores[:, :1], stop_scores[:, 1:] - stop_scores[:, :-1]], dim=1)
+        # shape (batch_size, T, V * V + 1)
+        actions = torch.cat([updates.flatten(2), stop_updates.unsqueeze(-1)], dim=-1)
+        tree_state, graph_state = roll_in.tree_state, roll_in.graph_state
+        flat_valid = roll_in.valid.flatten(2)
+        tree_support = policy_mask(node_mask, roll_in.valid if self.policy_support == "valid" else None)
+        if tree_support.dim() == 2:
+            tree_support = tree_support.unsqueeze(1)
+        edge_mask = torch.where(tree_state.unsqueeze(-1), tree_support, flat_valid)
+        mask = torch.cat([edge_mask, ~tree_state.unsqueeze(-1)], dim=-1)
+        # the candidates of every state: the gold tree's edges, the gold graph's, STOP; shape (batch_size, K)
+        tree_index, is_tree_gold = gold_edge_index(gold_heads, node_mask)
+        graph_index, is_graph_gold = graph_edge_index(gold_graph)
+        stop = graph_index.new_full((batch_size, 1), stop_index(num_nodes))
+        index = torch.cat([tree_index, graph_index, stop], dim=-1).unsqueeze(1).expand(-1, num_states, -1)
+        tree_free = flat_valid.gather(2, tree_index.unsqueeze(1).expand(-1, num_states, -1))
+        tree_free = tree_free & is_tree_gold.unsqueeze(1) & tree_state.unsqueeze(-1)
+        graph_free = flat_valid.gather(2, graph_index.unsqueeze(1).expand(-1, num_states, -1))
+        graph_free = graph_free & is_graph_gold.unsqueeze(1) & graph_state.unsqueeze(-1)
+        stop_free = graph_state & ~graph_free.any(dim=-1)
+        free = torch.cat([tree_free, graph_free, stop_free.unsqueeze(-1)], dim=-1)
+        log_probs = running_sum_log_probs(actions, mask, index)
+        # every state becomes a row: shape (batch_size * T, K)
+        free = free.reshape(batch_size * num_states, -1)
+        log_probs = log_probs.reshape(batch_size * num_states, -1)
+        has_target = free.any(dim=-1)
+        kl = kl_divergence(self.oracle(free, log_probs), log_probs) * has_target
+        in_graph = graph_state.reshape(-1) & has_target
+        self._graph_kl(float(kl[in_graph].sum()) / max(int(in_graph.sum()), 1))
+        return kl.sum(), int(has_target.sum())
+
     def _roll_in(
         self,
         initial_scores: torch.Tensor,
@@ -704,14 +940,16 @@ class SeqGraphParser(Model):
         final_state: torch.Tensor,
         node_mask: torch.BoolTensor,
         gold_adjacency: torch.BoolTensor,
-    ) -> Tuple[torch.BoolTensor, torch.LongTensor, torch.LongTensor, torch.BoolTensor]:
+        gold_graph: Optional[torch.BoolTensor] = None,
+    ) -> "RollInStates":
         """
-        The recurrent model's roll-in states, without gradients: the valid mask of each state
-        `(batch_size, T, V, V)` and the edge `(head, dependent)` added after each state but the last,
-        `(batch_size, T - 1)` each, with whether the sentence added one. Stops at the first state where no
-        sentence of the batch has a free edge left: from there on no state has an oracle target.
+        The recurrent model's roll-in states, without gradients (`RollInStates`). Without `gold_graph` it
+        stops at the first state where no sentence of the batch has a free edge left: from there on no
+        state has an oracle target. With `gold_graph` each sentence goes on, right after its tree, into
+        the graph phase until it stops (`_graph_roll_in_choice`), so every tree is completed.
         """
         batch_size, num_nodes = node_mask.shape
+        graph = gold_graph is not None
         reads_policy = self.roll_in.reads_policy
         if reads_policy:
             # one edge a step: the last one is read by its nodes, no V x V matrix of the last edges is built
@@ -722,39 +960,125 @@ class SeqGraphParser(Model):
         generator = None
         if not self.training:
             generator = torch.Generator(device=initial_scores.device).manual_seed(0)
-        valids, heads, dependents, added = [], [], [], []
-        for step in range(num_nodes - 1):
+        max_steps = num_nodes - 1
+        if graph:
+            extra = torch.zeros_like(state.adjacency)
+            done = node_mask.new_zeros(batch_size)
+            num_words = node_mask.sum(dim=-1) - 1
+            limit = num_words if self.max_extra_edges is None else num_words.clamp(max=self.max_extra_edges)
+            # early in training the trees are wrong and most gold tree edges are free again in the graph
+            # phase: a roll-in that repaired them all would double a sentence's states; it adds at most
+            # two more extra edges than the gold graph has
+            gold_extra = (gold_graph & ~gold_adjacency).flatten(1).sum(dim=-1)
+            limit = torch.minimum(limit, gold_extra + 2)
+            num_extra = torch.zeros_like(num_words)
+            # the tree's steps, the extra edges and STOP
+            max_steps += int(limit.max()) + 1
+        valids, heads, dependents, added, adjacencies, tree_states, graph_states = [], [], [], [], [], [], []
+        for step in range(max_steps):
             valid = state.valid
-            valids.append(valid)
             free = free_edges(gold_adjacency, valid)
-            if step == num_nodes - 2 or not bool(free.any()):
+            if graph:
+                if not bool((~done).any()):
+                    break
+                in_tree = valid.flatten(1).any(dim=-1)
+                in_graph = ~in_tree & ~done
+                # while every sentence builds its tree (most steps) the graph phase costs nothing
+                any_graph = bool(in_graph.any())
+                adjacency = state.adjacency | extra
+                if any_graph:
+                    valid = torch.where(in_tree.view(-1, 1, 1), valid, graph_valid_mask(adjacency, node_mask))
+                adjacencies.append(adjacency)
+                tree_states.append(in_tree)
+                graph_states.append(in_graph)
+            valids.append(valid)
+            if not graph and (step == num_nodes - 2 or not bool(free.any())):
                 break
             if reads_policy:
                 # the roll-in chooses among valid edges by argmax or Gumbel-max, which a constant per
                 # sentence does not change: the scores stand in for the log-probabilities
-                policy_scores = score_step(edge_input).flatten(1)
-                choice = self.roll_in(free, valid, policy_scores, self.oracle.beta, generator)
-                active = valid.flatten(1).any(dim=-1)
+                policy_scores, hidden = score_step(edge_input)
+                tree_valid = state.valid
+                choice = self.roll_in(free, tree_valid, policy_scores.flatten(1), self.oracle.beta, generator)
+                active = tree_valid.flatten(1).any(dim=-1)
             else:
                 # on the gold path a gold tree has a free edge until it is complete: the same choices as
                 # with the policy's fallback, without the scores
+                policy_scores = hidden = None
                 active = free.flatten(1).any(dim=-1)
-                choice = self.roll_in.choose(free.flatten(1), valid.flatten(1), None, self.oracle.beta, generator)
+                choice = self.roll_in.choose(free.flatten(1), state.valid.flatten(1), None, self.oracle.beta, generator)
             head = choice // num_nodes
             dependent = choice % num_nodes
-            state.add_edges(head, dependent, active)
+            state.add_edges(head, dependent, active & (in_tree if graph else True))
+            if graph and any_graph:
+                graph_choice = self._graph_roll_in_choice(
+                    policy_scores, hidden, adjacency, gold_graph, node_mask, num_extra < limit, generator
+                )
+                stops = graph_choice == stop_index(num_nodes)
+                extra_edge = in_graph & ~stops
+                head = torch.where(in_graph, (graph_choice // num_nodes).clamp(max=num_nodes - 1), head)
+                dependent = torch.where(in_graph, graph_choice % num_nodes, dependent)
+                extra[torch.arange(batch_size, device=head.device), head, dependent] |= extra_edge
+                num_extra = num_extra + extra_edge.long()
+                done = done | (in_graph & stops)
+                active = torch.where(in_tree, active, extra_edge)
+            elif graph:
+                active = active & in_tree
             if reads_policy:
                 edge_input = self.recurrent_weight.embed_edge_indices(projected, head, dependent, active)
             heads.append(head)
             dependents.append(dependent)
             added.append(active)
+        num_states = len(valids)
         empty = node_mask.new_zeros(batch_size, 0, dtype=torch.long)
-        return (
+
+        def stacked(values: List[torch.Tensor], default: torch.Tensor) -> torch.Tensor:
+            # a state's edge leads to the next state: the last state's (STOP, or none) is not read
+            values = values[: num_states - 1]
+            return torch.stack(values, dim=1) if values else default
+
+        return RollInStates(
             torch.stack(valids, dim=1),
-            torch.stack(heads, dim=1) if heads else empty,
-            torch.stack(dependents, dim=1) if dependents else empty,
-            torch.stack(added, dim=1) if added else empty.bool(),
+            stacked(heads, empty),
+            stacked(dependents, empty),
+            stacked(added, empty.bool()),
+            torch.stack(adjacencies, dim=1) if graph else None,
+            torch.stack(tree_states, dim=1) if graph else None,
+            torch.stack(graph_states, dim=1) if graph else None,
         )
+
+    def _graph_roll_in_choice(
+        self,
+        policy_scores: Optional[torch.Tensor],
+        hidden: Optional[torch.Tensor],
+        adjacency: torch.BoolTensor,
+        gold_graph: torch.BoolTensor,
+        node_mask: torch.BoolTensor,
+        may_add: torch.BoolTensor,
+        generator: Optional[torch.Generator],
+    ) -> torch.LongTensor:
+        """
+        The roll-in's action in a graph state, `(batch_size,)` flattened, `stop_index(V)` for `STOP`: with
+        the roll-in's `beta` (or the oracle's, with `follow_oracle_beta`; always, for a roll-in that does not
+        read the policy) the uniform oracle's (a free gold edge, `STOP` once none is free), else the policy's
+        best (or sampled) action among the valid ones (`valid_policy`) or the oracle's candidates
+        (`coaching`). `STOP` where `may_add` is false (the sentence has its most extra edges).
+        """
+        free = free_graph_edges(gold_graph, adjacency, node_mask).flatten(1) & may_add.unsqueeze(1)
+        oracle_support = torch.cat([free, ~free.any(dim=-1, keepdim=True)], dim=-1)
+        choice = sample_uniform(oracle_support, generator)
+        if policy_scores is not None:
+            valid = graph_valid_mask(adjacency, node_mask)
+            log_probs = action_log_probs(policy_scores, self.stop_scorer(hidden).squeeze(-1), valid)
+            if isinstance(self.roll_in, CoachingRollIn):
+                support = oracle_support
+            else:
+                support = torch.cat([valid.flatten(1) & may_add.unsqueeze(1), torch.ones_like(may_add).unsqueeze(1)], dim=-1)
+            policy_choice = choose_from_policy(log_probs, support, getattr(self.roll_in, "greedy", True), generator)
+            beta = self.oracle.beta if getattr(self.roll_in, "follow_oracle_beta", False) else self.roll_in.beta
+            use_oracle = torch.rand(choice.shape, device=choice.device, generator=generator) < beta
+            choice = torch.where(use_oracle, choice, policy_choice)
+        return choice
 
     def _head_selection_loss(
         self, initial_scores: torch.Tensor, node_mask: torch.BoolTensor, gold_heads: torch.LongTensor
@@ -790,6 +1114,76 @@ class SeqGraphParser(Model):
             return mst_decode(initial_scores, node_mask), None
         valid_decoding = self._greedy_valid_decode(initial_scores, encoded, final_state, node_mask, decoding.tau)
         return valid_decoding.heads, valid_decoding
+
+    def _decode_graph(
+        self,
+        initial_scores: torch.Tensor,
+        encoded: torch.Tensor,
+        final_state: torch.Tensor,
+        node_mask: torch.BoolTensor,
+        decoding: DecodingOptions,
+    ) -> Tuple[torch.LongTensor, ValidDecoding, GraphDecoding]:
+        """
+        The tree by the valid decoder, then the extra edges of the graph phase (`greedy_graph_decode`), with
+        one recurrent state per sentence throughout (`_graph_score_function`): the heads `(batch_size, V)`,
+        the valid decoder's output and the graph phase's.
+        """
+        score_function = self._graph_score_function(initial_scores, encoded, final_state)
+        valid_decoding = greedy_valid_decode(
+            lambda last_edges: score_function(last_edges)[0],
+            node_mask,
+            single_root=self.single_root,
+            tau=decoding.tau,
+            policy_support=self.policy_support,
+        )
+        num_nodes = node_mask.size(1)
+        # the tree decoder calls the scores once per step; a sentence whose tree was complete before its
+        # last step has read its last edges already (and kept its state since): the others read them now
+        edge_steps = valid_decoding.edge_steps
+        last_step = edge_steps.max(dim=1, keepdim=True).values
+        unread = (last_step == last_step.max()) & (edge_steps == last_step)
+        last_edges = edges_to_adjacency(valid_decoding.edges.masked_fill(~unread.unsqueeze(-1), -1), num_nodes)
+        graph_decoding = greedy_graph_decode(
+            score_function,
+            heads_to_adjacency(valid_decoding.heads, node_mask),
+            last_edges,
+            node_mask,
+            self.max_extra_edges,
+        )
+        return valid_decoding.heads, valid_decoding, graph_decoding
+
+    def _enhanced_pair_logits(
+        self,
+        head_tag_representation: torch.Tensor,
+        dependent_tag_representation: torch.Tensor,
+        edges: torch.LongTensor,
+    ) -> torch.Tensor:
+        """
+        `(batch_size, E, num_enhanced_labels)` enhanced label scores of `(batch_size, E, 2)` `(head,
+        dependent)` edges.
+        """
+        batch_index = torch.arange(edges.size(0), device=edges.device).unsqueeze(1)
+        return self.enhanced_tag_bilinear(
+            head_tag_representation[batch_index, edges[..., 0]].contiguous(),
+            dependent_tag_representation[batch_index, edges[..., 1]].contiguous(),
+        )
+
+    def _enhanced_label_loss_of(
+        self,
+        head_tag_representation: torch.Tensor,
+        dependent_tag_representation: torch.Tensor,
+        enhanced_tags: torch.LongTensor,
+    ) -> torch.Tensor:
+        """
+        The mean over the gold graph's edges of the enhanced label's cross-entropy, given the gold edge.
+        """
+        num_nodes = enhanced_tags.size(1)
+        gold_index, is_gold = graph_edge_index(enhanced_tags >= 0)
+        edges = torch.stack([gold_index // num_nodes, gold_index % num_nodes], dim=-1)
+        logits = self._enhanced_pair_logits(head_tag_representation, dependent_tag_representation, edges)
+        gold_labels = enhanced_tags.flatten(1).gather(1, gold_index).clamp(min=0)
+        nll = -torch.log_softmax(logits, dim=-1).gather(-1, gold_labels.unsqueeze(-1)).squeeze(-1)
+        return (nll * is_gold).sum() / is_gold.sum().clamp(min=1)
 
     def _greedy_valid_decode(
         self,
@@ -831,6 +1225,23 @@ class SeqGraphParser(Model):
         edges = output_dict.pop("edges", None)
         probabilities = output_dict.pop("edge_probabilities", None)
         output_dict.pop("edge_steps", None)
+        enhanced_edges = output_dict.pop("enhanced_edges", None)
+        enhanced_labels = output_dict.pop("enhanced_tags", None)
+        extra_edges = output_dict.pop("extra_edges", None)
+        extra_probabilities = output_dict.pop("extra_edge_probabilities", None)
+        if extra_edges is not None:
+            real = (extra_edges[..., 0] >= 0).sum(dim=-1).tolist()
+            output_dict["extra_edges"] = [edges[:count] for edges, count in zip(extra_edges.cpu().tolist(), real)]
+            output_dict["extra_edge_probabilities"] = [
+                probabilities[:count] for probabilities, count in zip(extra_probabilities.cpu().tolist(), real)
+            ]
+        if enhanced_edges is not None:
+            output_dict["predicted_deps"] = [
+                self._word_deps(sentence_edges, sentence_labels, length - 1)
+                for sentence_edges, sentence_labels, length in zip(
+                    enhanced_edges.cpu().tolist(), enhanced_labels.cpu().tolist(), lengths
+                )
+            ]
         upos = output_dict.pop("upos", None)
         if upos is not None:
             upos = upos.cpu()
@@ -861,6 +1272,14 @@ class SeqGraphParser(Model):
             output_dict["edge_probabilities"] = edge_probabilities
         return output_dict
 
+    def _word_deps(self, edges: List[List[int]], labels: List[int], num_words: int) -> List[List[List[Any]]]:
+        """Each word's enhanced `[head, label]` pairs, sorted by head and label, as DEPS lists them."""
+        deps: List[List[List[Any]]] = [[] for _ in range(num_words)]
+        for (head, dependent), label in zip(edges, labels):
+            if head >= 0:
+                deps[dependent - 1].append([head, self.vocab.get_token_from_index(label, ENHANCED_NAMESPACE)])
+        return [sorted(word) for word in deps]
+
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         metrics = self._attachment_scores.get_metric(reset)
         if self.training:
@@ -868,6 +1287,12 @@ class SeqGraphParser(Model):
             metrics = {}
         elif not self.predict_labels:
             metrics = {key: value for key, value in metrics.items() if key in ("UAS", "UEM")}
+        if self.predict_enhanced:
+            enhanced = self._enhanced_scores.get_metric(reset)
+            if not self.training:
+                metrics.update(enhanced)
+            metrics["graph_kl"] = self._graph_kl.get_metric(reset)
+            metrics["enhanced_label_loss"] = self._enhanced_label_loss.get_metric(reset)
         metrics["kl"] = self._kl.get_metric(reset)
         if self.head_selection_weight > 0:
             metrics["head_nll"] = self._head_nll.get_metric(reset)

@@ -27,18 +27,18 @@ def reverse_within_lengths(inputs: torch.Tensor, lengths: torch.LongTensor) -> t
 @functools.lru_cache(maxsize=None)
 def native_bfloat16(device: torch.device) -> bool:
     """
-    Whether `device` computes bfloat16 matrix products natively (on CPU: oneDNN with AVX512-BF16 or AMX);
-    emulated bfloat16 would be slower than float32. Asked once per device: the decoder asks at every step.
+    Whether `device` is a CPU that computes bfloat16 matrix products natively (oneDNN with AVX512-BF16 or
+    AMX); emulated bfloat16 would be slower than float32. A GPU never counts, whatever it supports: the
+    bfloat16 options were measured (speed and accuracy) on CPUs only, so on a GPU they run float32. Asked
+    once per device: the decoder asks at every step.
     """
-    if device.type == "cuda":
-        return torch.cuda.is_bf16_supported()
     return device.type == "cpu" and torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported()
 
 
 def in_bfloat16(training: bool, bfloat16_training: bool, bfloat16_inference: bool, device: torch.device) -> bool:
     """
     Whether a module with the options `bfloat16_training` and `bfloat16_inference` computes in bfloat16 now:
-    its current mode's option, on a device that has bfloat16 natively.
+    its current mode's option, on a CPU that has bfloat16 natively (`native_bfloat16`).
     """
     return (bfloat16_training if training else bfloat16_inference) and native_bfloat16(device)
 

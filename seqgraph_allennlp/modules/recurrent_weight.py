@@ -1,4 +1,4 @@
-from typing import Optional, Tuple
+from typing import Optional, Tuple, Union
 
 import torch
 from allennlp.common import FromParams
@@ -264,7 +264,8 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         heads: torch.LongTensor,
         dependents: torch.LongTensor,
         added: torch.BoolTensor,
-    ) -> torch.Tensor:
+        return_hidden: bool = False,
+    ) -> Union[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]:
         """
         The score updates of every step of a roll-in whose edges are already known, in one batched pass:
         step `t` reads the edge added at step `t - 1` (the start vector at step 0, and where a sentence
@@ -278,10 +279,13 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         heads, dependents : `torch.LongTensor`, `(batch_size, T - 1)`, the edge added at each step but
             the last.
         added : `torch.BoolTensor`, `(batch_size, T - 1)`, whether the sentence added that edge.
+        return_hidden : `bool`, optional (default = `False`)
+            Also return the LSTM outputs `h_1 .. h_T`, `(batch_size, T, hidden_dim)` (the graph phase's
+            stop scores read them).
 
         # Returns
 
-        `(batch_size, T, V, V)`: `S_t - S_{t-1}` for `t = 1 .. T`.
+        `(batch_size, T, V, V)`: `S_t - S_{t-1}` for `t = 1 .. T`, and with `return_hidden` the outputs.
         """
         batch_size, num_nodes, _ = projected.shape
         # shape (batch_size, T - 1, d_e + 2 d_emb): f_emb of each step's edge
@@ -290,7 +294,8 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         inputs = torch.cat([start, edge_inputs], dim=1)
         hidden = self.run_cell(inputs, self.initial_state(final_encoder_state))
         # shape (batch_size, T, V, V)
-        return self.score_update(hidden, *self.position_maps(num_nodes, projected.device))
+        updates = self.score_update(hidden, *self.position_maps(num_nodes, projected.device))
+        return (updates, hidden) if return_hidden else updates
 
     def run_cell(self, inputs: torch.Tensor, state: RecurrentState) -> torch.Tensor:
         """

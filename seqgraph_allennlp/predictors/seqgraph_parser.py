@@ -32,9 +32,12 @@ OUTPUT_KEYS = (
     "generation_order",
     "edge_probabilities",
     "predicted_upos",
+    "predicted_deps",
+    "extra_edges",
+    "extra_edge_probabilities",
 )
 # Gold annotation is not needed to predict: dropping it skips the loss and keeps the metrics untouched.
-GOLD_FIELDS = ("head_tags", "head_indices", "upos_tags")
+GOLD_FIELDS = ("head_tags", "head_indices", "upos_tags", "enhanced_tags")
 # Input keys: a raw text (several sentences), or one sentence as words or as words split at whitespace.
 TEXT_KEY = "text"
 SENTENCE_KEYS = ("words", "sentence")
@@ -120,6 +123,14 @@ def _type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
+def _enhanced_graph(output: JsonDict) -> Optional[List[List[Tuple[int, str]]]]:
+    """The predicted enhanced graph of an output (`predicted_deps`) for `format_sentence`, or `None`."""
+    deps = output.get("predicted_deps")
+    if deps is None:
+        return None
+    return [[(int(head), str(label)) for head, label in word] for word in deps]
+
+
 def _one_line(message: str) -> str:
     return " ".join(str(message).split())
 
@@ -149,14 +160,21 @@ class SeqGraphParserPredictor(Predictor):
     * `output_format: "json"`: a JSON object with `words`, `predicted_heads` (1-based, 0 the root),
       `predicted_dependencies`, and for the valid decoder `generation_order` (the `[head, dependent]`
       edge added at each step) and `edge_probabilities` (the policy's probability of each of those edges),
-      and for a model with a UPOS tagger (`predict_upos`) `predicted_upos`, its tag for each word;
+      for a model with a UPOS tagger (`predict_upos`) `predicted_upos`, its tag for each word, and for a
+      model of the enhanced graph (`predict_enhanced`) `predicted_deps`, each word's enhanced `[head,
+      label]` pairs (the DEPS column: several heads per word, 0 the root), with the graph phase's
+      `extra_edges` (`[head, dependent]` in the order they were added after the tree) and
+      `extra_edge_probabilities`;
       a sentence of a `text` record also has `sent_id` (its number among the sentences of all `text`
       records, from 1), `text` (the sentence, whitespace inside it written as one space), `space_after`
       (whether whitespace followed each word in the input) and, on the command line, `record` (the number
       of the input record it came from);
     * `output_format: "conllu"`: a CoNLL-U sentence. A sentence read from a CoNLL-U file is written line for
-      line as it was read (comments, multiword-token ranges, empty nodes and every column) except HEAD and
-      DEPREL of its words, which carry the prediction. A JSON record becomes a minimal sentence: a
+      line as it was read (comments, multiword-token ranges and every column) except HEAD and DEPREL of its
+      words, which carry the prediction, and DEPS: the predicted enhanced graph from a model that predicts
+      it (`predict_enhanced`, empty nodes collapsed into labels such as `conj>nsubj`), `_` from one that
+      does not (the input's DEPS would not describe the predicted tree); empty-node lines belong to the
+      enhanced layer and are left out either way. A JSON record becomes a minimal sentence: a
       `# text = ...` comment and one line per word with ID, FORM, the `pos` tags (in the column the
       reader's `pos_tags` names, UPOS by default), HEAD and DEPREL, `_` elsewhere. A sentence of a `text`
       record also gets `# sent_id = N` before `# text`, and `SpaceAfter=No` in MISC after each word that
@@ -486,6 +504,7 @@ class SeqGraphParserPredictor(Predictor):
                     result["predicted_heads"],
                     result["predicted_dependencies"],
                     self._upos_column(sentence, result),
+                    _enhanced_graph(result),
                 )
             results.append(result)
         return results
@@ -581,5 +600,6 @@ class SeqGraphParserPredictor(Predictor):
                 outputs["predicted_heads"],
                 outputs["predicted_dependencies"],
                 self._upos_column(sentence, outputs),
+                _enhanced_graph(outputs),
             )
         return json.dumps({key: value for key, value in outputs.items() if key != "conllu"}) + "\n"

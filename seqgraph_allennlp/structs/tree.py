@@ -105,6 +105,11 @@ class _StateGoldLogProbs(torch.autograd.Function):
     one product, a scatter of the `K` gold entries and a reverse running sum in place. Forward and
     backward together: 1.5 times as fast on 32 sentences of 20 words, 3.2 times on 8 of 150
     (results/benchmarks/fused_loss.json).
+
+    A gold entry outside the state's policy support gets `edge_log_probs`'s value there (the smallest
+    float less `log Z`: no mass) and no gradient: the smallest float stands for minus infinity, a
+    constant, while `S[gold] - log Z` would pull on a score the policy never reads (and autograd through
+    `edge_log_probs` would pass `-policy` through the `log Z` that rounds away).
     """
 
     @staticmethod
@@ -115,20 +120,24 @@ class _StateGoldLogProbs(torch.autograd.Function):
         scores = updates.clone(memory_format=torch.contiguous_format).view(batch_size, num_states, -1)
         for state in range(1, num_states):
             scores[:, state] += scores[:, state - 1]
-        gold_scores = scores.gather(2, gold_index)
         scores.masked_fill_(~mask, min_value_of_dtype(scores.dtype))
+        # read after masking: a gold entry outside the support reads the smallest float (`edge_log_probs`)
+        gold_scores = scores.gather(2, gold_index)
+        gold_supported = mask.expand(batch_size, num_states, -1).gather(2, gold_index)
         top = scores.amax(dim=-1, keepdim=True)
         # the policy, in place of the scores: a masked edge gets exp(min - top) = 0
         probs = scores.sub_(top).exp_()
         partition = probs.sum(dim=-1, keepdim=True)
         probs.div_(partition)
-        ctx.save_for_backward(probs, gold_index)
+        ctx.save_for_backward(probs, gold_index, gold_supported)
         ctx.update_shape = updates.shape
         return gold_scores - (top + partition.log())
 
     @staticmethod
     def backward(ctx, grad_output):  # type: ignore[override]
-        probs, gold_index = ctx.saved_tensors
+        probs, gold_index, gold_supported = ctx.saved_tensors
+        # an entry outside the support is a constant (minus infinity): no gradient
+        grad_output = grad_output.masked_fill(~gold_supported, 0.0)
         # d(S_t[gold] - log Z_t) / dS_t = onehot(gold) - policy_t
         grad = probs.mul(grad_output.sum(dim=-1, keepdim=True).neg_())
         grad.scatter_add_(2, gold_index, grad_output)
@@ -147,7 +156,8 @@ def state_gold_log_probs(
     """
     The policy's log-probability (`edge_log_probs`) of given edges in each state of a roll-in whose scores
     are the running sum of `updates`, `S_t = updates_1 + ... + updates_t`: the training loss needs the
-    gold edges' `K` entries of each state only, so the `V x V` log-probabilities are never built.
+    gold edges' `K` entries of each state only, so the `V x V` log-probabilities are never built. An edge
+    outside a state's support gets `edge_log_probs`'s value (the smallest float) and no gradient.
 
     # Parameters
 
@@ -164,7 +174,25 @@ def state_gold_log_probs(
     mask = policy_mask(node_mask, policy_support)
     if policy_support is None:
         mask = mask.unsqueeze(1)
-    return _StateGoldLogProbs.apply(updates, mask, gold_index)
+    return running_sum_log_probs(updates, mask, gold_index)
+
+
+def running_sum_log_probs(
+    updates: torch.Tensor, mask: torch.BoolTensor, index: torch.LongTensor
+) -> torch.Tensor:
+    """
+    `state_gold_log_probs` over any flattened action space: the log-probabilities of the entries `index`
+    under a softmax over the `True` entries of `mask`, in each state of a roll-in whose scores are the
+    running sum of `updates`. The graph phase appends its `STOP` action to the `V * V` edges
+    (`structs.graph`).
+
+    # Parameters
+
+    updates : `torch.Tensor`, `(batch_size, T, A)` or `(batch_size, T, V, V)` (flattened).
+    mask : `torch.BoolTensor`, `(batch_size, T or 1, A)`, never all `False` in a state.
+    index : `torch.LongTensor`, `(batch_size, T, K)`.
+    """
+    return _StateGoldLogProbs.apply(updates, mask, index)
 
 
 def valid_mask(

@@ -1,0 +1,91 @@
+"""
+The reference lines of the enhanced graph's tables: the ELAS and EULAS of a basic tree copied into DEPS (each
+word's one enhanced head is its HEAD, with its DEPREL as the label), for the gold tree and for the predicted
+trees of the converged English parsers whose test outputs are committed (results/ewt_converged/*.test.conllu.gz).
+What a tree parser scores on the enhanced layer, and so what the graph parser must beat. Also the ceiling of
+the graph parser: the gold graph as it can output it (`gold_graph_representable`: one label per head and
+dependent, no self-loop). Writes results/enhanced/tree_copy.json.
+
+    .venv/bin/python scripts/tree_copy.py
+
+Scored by `seqgraph_allennlp.common.scoring.enhanced_scores` (udeval, empty nodes collapsed on both sides)
+against the project's copy of EWT test (data/UD_English-EWT), with each tree's own UAS and LAS beside.
+"""
+import gzip
+import tempfile
+from pathlib import Path
+from typing import Dict
+
+from seqgraph_allennlp.common.conllu import format_sentence, read_sentences
+from seqgraph_allennlp.common.enhanced import enhanced_graph
+from seqgraph_allennlp.common.scoring import enhanced_scores, official_scores
+from seqgraph_experiments import RESULTS, ROOT
+from seqgraph_experiments.provenance import sha256, stamp
+from seqgraph_experiments.results import write_json
+
+GOLD = ROOT / "data" / "UD_English-EWT" / "en_ewt-ud-test.conllu"
+PREDICTIONS = RESULTS / "ewt_converged"
+OUT = RESULTS / "enhanced" / "tree_copy.json"
+
+
+def tree_copy(predicted: Path, output: Path) -> None:
+    """`predicted` (CoNLL-U) written to `output` with each word's DEPS its `HEAD:DEPREL`."""
+    with open(output, "w", encoding="utf-8") as out:
+        for sentence in read_sentences(str(predicted)):
+            graph = [[(word.head, word.deprel)] for word in sentence.words]
+            out.write(format_sentence(sentence, sentence.heads, sentence.deprels, deps=graph))
+
+
+def representable_graph(output: Path) -> None:
+    """
+    EWT test's gold graph as the graph parser can output it, written to `output`: one label per (head,
+    dependent) pair (the first in DEPS order: `enhanced_tags` holds one) and no self-loop (no action adds
+    one). Its ELAS is the parser's ceiling.
+    """
+    with open(output, "w", encoding="utf-8") as out:
+        for sentence in read_sentences(str(GOLD)):
+            graph = []
+            for dependent, pairs in enumerate(enhanced_graph(sentence), start=1):
+                kept: Dict[int, str] = {}
+                for head, label in pairs:
+                    if head != dependent:
+                        kept.setdefault(head, label)
+                graph.append(sorted(kept.items()))
+            out.write(format_sentence(sentence, sentence.heads, sentence.deprels, deps=graph))
+
+
+def score(predicted: Path, directory: Path) -> Dict[str, float]:
+    copy = directory / (predicted.name.replace(".gz", "") + ".copy.conllu")
+    if predicted.suffix == ".gz":
+        plain = directory / predicted.name.replace(".gz", "")
+        plain.write_bytes(gzip.decompress(predicted.read_bytes()))
+        predicted = plain
+    tree_copy(predicted, copy)
+    scores = {**enhanced_scores(str(GOLD), str(copy)), **official_scores(str(GOLD), str(predicted))}
+    return {name: scores[name] for name in ("ELAS", "EULAS", "UAS", "LAS")}
+
+
+def main() -> None:
+    rows = {}
+    with tempfile.TemporaryDirectory() as directory:
+        rows["gold"] = score(GOLD, Path(directory))
+        ceiling = Path(directory) / "representable.conllu"
+        representable_graph(ceiling)
+        rows["gold_graph_representable"] = {
+            name: value for name, value in enhanced_scores(str(GOLD), str(ceiling)).items() if name in ("ELAS", "EULAS")
+        }
+        for predicted in sorted(PREDICTIONS.glob("*.test.conllu.gz")):
+            rows[predicted.name.replace(".test.conllu.gz", "")] = score(predicted, Path(directory))
+    write_json(OUT, {
+        "what": "ELAS / EULAS of a basic tree copied into DEPS (HEAD:DEPREL), EWT test, udeval with empty "
+                "nodes collapsed on both sides; UAS / LAS of the tree itself (CoNLL 2018); fractions",
+        "gold": {"path": str(GOLD.relative_to(ROOT)), "sha256": sha256(GOLD)},
+        "rows": rows,
+        **stamp("scripts/tree_copy.py"),
+    })
+    for name, row in rows.items():
+        print(f"{name:40} " + "  ".join(f"{metric} {100 * value:6.2f}" for metric, value in row.items()))
+
+
+if __name__ == "__main__":
+    main()

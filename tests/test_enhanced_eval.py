@@ -1,0 +1,167 @@
+"""
+scripts/enhanced_eval.py (`seqgraph_experiments.enhanced_eval`) on a fixture model of the enhanced graph, and
+the "Enhanced UD (EWT)" section it feeds (`report.enhanced_table`).
+"""
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from seqgraph_allennlp.common.scoring import enhanced_scores, official_scores
+from seqgraph_experiments import ROOT
+from seqgraph_experiments.enhanced_eval import budget_status, check_seed, main
+from seqgraph_experiments.provenance import sha256
+from seqgraph_experiments.report import IWPT_NOTE, enhanced_table, write_report
+from seqgraph_experiments.results import read_json, run_results, write_json
+from seqgraph_experiments.trainer_log import epoch_seconds
+
+CONFIG = ROOT / "fixtures" / "configs" / "coach_valid_enhanced.jsonnet"
+DEV = ROOT / "fixtures" / "conllu" / "en_small.conllu"
+TEST = ROOT / "fixtures" / "conllu" / "en_heldout.conllu"
+# three epochs at a higher learning rate than the config's: scores above zero, so that comparing them means something
+OVERRIDES = {"trainer.num_epochs": 3, "trainer.optimizer.lr": 0.02}
+ROW = "fixture_enhanced"
+
+
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory):
+    """The fixture twin of coach_valid_enhanced trained for 3 epochs, then evaluated into a temporary results/."""
+    base = tmp_path_factory.mktemp("enhanced_eval")
+    serialization = base / "model"
+    subprocess.run(
+        [str(Path(sys.executable).parent / "allennlp"), "train", str(CONFIG), "-s", str(serialization),
+         "-o", json.dumps(OVERRIDES), "--include-package", "seqgraph_allennlp"],
+        check=True, capture_output=True, cwd=ROOT,
+    )
+    results = base / "results"
+    path = main(["--serialization-dir", str(serialization), "--row", ROW, "--config", str(CONFIG),
+                 "--dev", str(DEV), "--test", str(TEST), "--out-dir", str(results / "enhanced"),
+                 "--work-dir", str(base / "work")])
+    return {"serialization": serialization, "results": results, "work": base / "work", "path": path,
+            "result": read_json(path)}
+
+
+def scores_of(gold: Path, predicted: Path):
+    return {**official_scores(str(gold), str(predicted)), **enhanced_scores(str(gold), str(predicted))}
+
+
+def test_scores_are_the_scorers_of_its_own_prediction(evaluated, tmp_path):
+    result = evaluated["result"]
+    assert evaluated["path"] == evaluated["results"] / "enhanced" / f"{ROW}.json"
+    kept = evaluated["results"] / "enhanced" / f"{ROW}.test.conllu.gz"
+    assert result["test_predictions"]["sha256"] == sha256(kept)
+    plain = tmp_path / "test.conllu"
+    plain.write_bytes(gzip.decompress(kept.read_bytes()))
+    expected = scores_of(TEST, plain)
+    assert set(expected) == {"UAS", "LAS", "CLAS", "ELAS", "EULAS"}
+    assert result["test"] == expected
+    assert result["dev"] == scores_of(DEV, evaluated["work"] / "dev_predictions.conllu")
+    # the model parses: the comparison is not of zeros
+    assert result["test"]["UAS"] > 0 and result["dev"]["ELAS"] > 0
+    # the gzip holds every test sentence, with DEPS
+    assert plain.read_text().count("# sent_id") == TEST.read_text().count("# sent_id") == 4
+
+
+def test_records_the_training_and_the_budget(evaluated):
+    result, serialization = evaluated["result"], evaluated["serialization"]
+    metrics = read_json(serialization / "metrics.json")
+    assert result["row"] == ROW and result["seed"] == 0
+    assert result["config"] == "fixtures/configs/coach_valid_enhanced.jsonnet"
+    assert result["used_config"] == read_json(serialization / "config.json")
+    # the overrides the run trained with are visible
+    assert result["config_differences"]["changed"] == OVERRIDES
+    assert result["config_differences"]["removed"] == []
+    assert result["budget"]["epochs"] == 3 and result["epochs_done"] == 3
+    assert result["finished_budget"] is True
+    assert result["budget_says"] == "finished its budget: 3 of 3 epochs"
+    assert result["best_epoch"] == metrics["best_epoch"] + 1
+    assert result["best_validation"]["ELAS"] == metrics["best_validation_ELAS"]
+    assert result["validation_metric"] == "+ELAS"
+    durations = epoch_seconds(serialization)
+    assert len(durations) == 3 and result["train_seconds_total"] == pytest.approx(sum(durations))
+    assert [point["epoch"] for point in result["curve"]] == [1, 2, 3]
+    assert result["curve"][-1]["dev_ELAS"] == read_json(serialization / "metrics_epoch_2.json")["validation_ELAS"]
+    parse = result["parse"]
+    assert parse["sentences"] == 4 and parse["seconds"] > 0
+    assert parse["sentences_per_second"] == pytest.approx(4 / parse["seconds"])
+    assert "start-up" in parse["note"]
+    assert result["splits"]["test"] == {"path": "fixtures/conllu/en_heldout.conllu", "sha256": sha256(TEST),
+                                        "sentences": 4}
+    assert result["splits"]["dev"]["sha256"] == sha256(DEV)
+    assert result["model"]["sha256"] == sha256(serialization / "model.tar.gz")
+    for key in ("git_commit", "date", "machine"):
+        assert result[key]
+    assert result["command"].startswith("scripts/enhanced_eval.py --serialization-dir ")
+    assert result["reproduce"][1] == f".venv/bin/python {result['command']}"
+    assert json.dumps(OVERRIDES) in result["reproduce"][0]
+    # not a training-run row of the other tables
+    assert "treebank" not in result
+    assert run_results(evaluated["results"]) == []
+
+
+def fake_tree_copy(results: Path) -> None:
+    write_json(results / "enhanced" / "tree_copy.json", {
+        "what": "test", "gold": {"path": "data/UD_English-EWT/en_ewt-ud-test.conllu", "sha256": "0" * 64},
+        "rows": {"gold": {"ELAS": 0.86, "EULAS": 0.9729, "UAS": 1.0, "LAS": 1.0},
+                 "some_parser.seed1": {"ELAS": 0.7337, "EULAS": 0.819, "UAS": 0.874, "LAS": 0.8411},
+                 "gold_graph_representable": {"ELAS": 0.99996, "EULAS": 0.99999}},
+        "command": "scripts/tree_copy.py ", "git_commit": "abcdef0123", "date": "2026-11-26T18:06:52",
+        "machine": {},
+    })
+    # another kind of JSON in results/enhanced/: not a row
+    write_json(results / "enhanced" / "collapse_check.json", {"what": "collapse", "row": "not a row"})
+
+
+def test_enhanced_table_renders_the_run_and_the_reference_lines(evaluated, tmp_path):
+    results = tmp_path / "results"
+    (results / "enhanced").mkdir(parents=True)
+    assert enhanced_table(results) == []
+    result = evaluated["result"]
+    write_json(results / "enhanced" / f"{ROW}.json", result)
+    fake_tree_copy(results)
+    lines = enhanced_table(results)
+    assert lines[0] == "## Enhanced UD (EWT)"
+    test = result["test"]
+    row = (f"| {ROW} | 0 | 3 / 3 | {result['best_epoch']} | {100 * result['dev']['ELAS']:.2f} | "
+           f"{100 * test['ELAS']:.2f} | {100 * test['EULAS']:.2f} | {100 * test['UAS']:.2f} | {100 * test['LAS']:.2f} | "
+           f"{result['parse']['sentences_per_second']:.1f} | {result['date'][:10]} | {result['git_commit'][:7]}")
+    assert [line for line in lines if line.startswith(f"| {ROW} |")] == [
+        row + ("+ |" if "uncommitted" in result["git_commit"] else " |")]
+    assert "| tree copy: gold tree |  |  |  |  | 86.00 | 97.29 | 100.00 | 100.00 |  | 2026-11-26 | abcdef0 |" in lines
+    assert ("| ceiling: gold graph as the parser represents it |  |  |  |  | 100.00 | 100.00 |  |  |  | 2026-11-26 | "
+            "abcdef0 |") in lines
+    assert ("| tree copy: some_parser.seed1 (predicted tree) |  |  |  |  | 73.37 | 81.90 | 87.40 | 84.11 |  | "
+            "2026-11-26 | abcdef0 |") in lines
+    assert sum(line.startswith("| ") for line in lines) == 5  # header, run, three reference lines
+    assert IWPT_NOTE in lines and "89.42" in IWPT_NOTE
+    text = "\n".join(lines)
+    # the fixture test file is not the reference lines' gold: said
+    assert f"not comparable with them: {ROW} (seed 0, `fixtures/conllu/en_heldout.conllu`)" in text
+    for command in result["reproduce"]:
+        assert f"    {command}" in lines
+    assert "    .venv/bin/python scripts/tree_copy.py" in lines
+    report = tmp_path / "RESULTS.md"
+    write_report(results, report)
+    assert "\n".join(lines) in report.read_text()
+
+
+def test_an_unfinished_budget_is_said_plainly():
+    status = budget_status({"trainer": {"num_epochs": 12, "patience": None}}, {"epoch": 4, "best_epoch": 3})
+    assert status["finished_budget"] is False and status["epochs_done"] == 5
+    assert status["budget_says"] == "did NOT finish its budget: 5 of 12 epochs (stopped after 5 of 12 epochs)"
+    status = budget_status({"trainer": {"num_epochs": 12, "patience": 3}}, {"epoch": 6, "best_epoch": 3})
+    assert status["finished_budget"] is False
+    assert "early stopping" in status["budget_says"]
+    assert budget_status({"trainer": {"num_epochs": 12}}, {"epoch": 11, "best_epoch": 9})["finished_budget"] is True
+
+
+def test_a_seed_that_is_not_the_runs_is_refused():
+    check_seed({}, 0)
+    check_seed({"random_seed": 13372, "numpy_seed": 1339, "pytorch_seed": 135}, 2)
+    with pytest.raises(SystemExit):
+        check_seed({}, 1)
+    with pytest.raises(SystemExit):
+        check_seed({"random_seed": 13372, "numpy_seed": 1339, "pytorch_seed": 135}, 0)
