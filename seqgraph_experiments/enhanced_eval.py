@@ -31,12 +31,14 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from seqgraph_allennlp.common.scoring import enhanced_scores, official_scores
 from seqgraph_experiments import RESULTS, ROOT, RUNS, commands
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import read_json, write_json
 from seqgraph_experiments.rows import DEFAULT_SEEDS, run_name, seed_overrides
 from seqgraph_experiments.runner import learning_curve, run, stop_reason, training_time
 from seqgraph_experiments.trainer_log import epoch_seconds
+from seqgraph_experiments.tree_copy import tree_copy
 
 # what `report.enhanced_table` takes for a run of this tool (tree_copy.json, collapse_check.json are other kinds)
 KIND = "enhanced_eval"
@@ -128,8 +130,6 @@ def curve(serialization_dir: Path) -> List[Dict]:
 
 def score(gold: Path, predicted: Path) -> Dict[str, float]:
     """UAS, LAS, CLAS (CoNLL 2018) and ELAS, EULAS (empty nodes collapsed) of a prediction, fractions."""
-    from seqgraph_allennlp.common.scoring import enhanced_scores, official_scores
-
     return {**official_scores(str(gold), str(predicted)), **enhanced_scores(str(gold), str(predicted))}
 
 
@@ -175,6 +175,10 @@ def evaluate(serialization_dir: Path, row: str, seed: int, dev: Path, test: Path
             seconds, memory = elapsed, peak
         predictions[split] = predicted
     scores = {split: score(gold, predictions[split]) for split, gold in (("dev", dev), ("test", test))}
+    # the same model's basic tree copied into DEPS: what its graph phase and enhanced labels add over a tree
+    tree_copy_path = work_dir / "test_tree_copy.conllu"
+    tree_copy(predictions["test"], tree_copy_path)
+    own_tree_copy = enhanced_scores(str(test), str(tree_copy_path))
     kept = gzip_file(predictions["test"], out_dir / f"{run_id}.test.conllu.gz")
     test_sentences = count_sentences(test)
 
@@ -216,6 +220,11 @@ def evaluate(serialization_dir: Path, row: str, seed: int, dev: Path, test: Path
         "splits": splits,
         "dev": scores["dev"],
         "test": scores["test"],
+        "test_own_tree_copy": {
+            "note": "ELAS, EULAS of this model's own predicted basic tree (HEAD:DEPREL) copied into DEPS, on test: "
+                    "what the graph phase and the enhanced labels add over its tree",
+            **own_tree_copy,
+        },
         "test_predictions": {"path": shown(kept), "sha256": sha256(kept)},
         "parse": {
             "seconds": seconds,

@@ -471,8 +471,8 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
         "evaluation's.",
         "",
         "| row | seed | epochs (done / budget) | best epoch | dev ELAS | test ELAS | test EULAS | test UAS | test LAS | "
-        "parse sent/s | date | commit |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "test ELAS of its own tree copied into DEPS | parse sent/s | date | commit |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     unfinished = []
     for result in runs:
@@ -484,7 +484,8 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
             f"| {result['row']} | {result['seed']} | {result['epochs_done']} / {budget}"
             f"{'' if result['finished_budget'] else ' (unfinished)'} | {result['best_epoch']} | "
             f"{percent(result['dev']['ELAS'])} | {percent(test['ELAS'])} | {percent(test['EULAS'])} | "
-            f"{percent(test['UAS'])} | {percent(test['LAS'])} | {result['parse']['sentences_per_second']:.1f} | "
+            f"{percent(test['UAS'])} | {percent(test['LAS'])} | "
+            f"{percent(result.get('test_own_tree_copy', {}).get('ELAS'))} | {result['parse']['sentences_per_second']:.1f} | "
             f"{result['date'][:10]} | {result['git_commit'][:7]}{'+' if 'uncommitted' in result['git_commit'] else ''} |"
         )
     tree_copy_path = results_dir / "enhanced" / "tree_copy.json"
@@ -495,7 +496,7 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
             label = REFERENCE_LABELS.get(name, f"tree copy: {name} (predicted tree)")
             lines.append(
                 f"| {label} |  |  |  |  | {percent(row['ELAS'])} | {percent(row['EULAS'])} | "
-                f"{percent(row.get('UAS'))} | {percent(row.get('LAS'))} |  | {reference['date'][:10]} | {commit} |"
+                f"{percent(row.get('UAS'))} | {percent(row.get('LAS'))} |  |  | {reference['date'][:10]} | {commit} |"
             )
     lines.append("")
     if unfinished:

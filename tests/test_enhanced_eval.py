@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from seqgraph_allennlp.common.conllu import format_sentence, read_sentences
 from seqgraph_allennlp.common.scoring import enhanced_scores, official_scores
 from seqgraph_experiments import ROOT
 from seqgraph_experiments.enhanced_eval import budget_status, check_seed, main
@@ -63,6 +64,14 @@ def test_scores_are_the_scorers_of_its_own_prediction(evaluated, tmp_path):
     assert result["test"]["UAS"] > 0 and result["dev"]["ELAS"] > 0
     # the gzip holds every test sentence, with DEPS
     assert plain.read_text().count("# sent_id") == TEST.read_text().count("# sent_id") == 4
+    # the same model's tree copied into DEPS, scored alike (its HEAD:DEPREL as each word's only DEPS)
+    copy = tmp_path / "copy.conllu"
+    copy.write_text("".join(
+        format_sentence(s, s.heads, s.deprels, deps=[[(word.head, word.deprel)] for word in s.words])
+        for s in read_sentences(str(plain))
+    ))
+    own = {name: value for name, value in result["test_own_tree_copy"].items() if name != "note"}
+    assert own == enhanced_scores(str(TEST), str(copy))
 
 
 def test_records_the_training_and_the_budget(evaluated):
@@ -127,13 +136,13 @@ def test_enhanced_table_renders_the_run_and_the_reference_lines(evaluated, tmp_p
     test = result["test"]
     row = (f"| {ROW} | 0 | 3 / 3 | {result['best_epoch']} | {100 * result['dev']['ELAS']:.2f} | "
            f"{100 * test['ELAS']:.2f} | {100 * test['EULAS']:.2f} | {100 * test['UAS']:.2f} | {100 * test['LAS']:.2f} | "
-           f"{result['parse']['sentences_per_second']:.1f} | {result['date'][:10]} | {result['git_commit'][:7]}")
+           f"{100 * result['test_own_tree_copy']['ELAS']:.2f} | {result['parse']['sentences_per_second']:.1f} | {result['date'][:10]} | {result['git_commit'][:7]}")
     assert [line for line in lines if line.startswith(f"| {ROW} |")] == [
         row + ("+ |" if "uncommitted" in result["git_commit"] else " |")]
-    assert "| tree copy: gold tree |  |  |  |  | 86.00 | 97.29 | 100.00 | 100.00 |  | 2026-11-26 | abcdef0 |" in lines
-    assert ("| ceiling: gold graph as the parser represents it |  |  |  |  | 100.00 | 100.00 |  |  |  | 2026-11-26 | "
+    assert "| tree copy: gold tree |  |  |  |  | 86.00 | 97.29 | 100.00 | 100.00 |  |  | 2026-11-26 | abcdef0 |" in lines
+    assert ("| ceiling: gold graph as the parser represents it |  |  |  |  | 100.00 | 100.00 |  |  |  |  | 2026-11-26 | "
             "abcdef0 |") in lines
-    assert ("| tree copy: some_parser.seed1 (predicted tree) |  |  |  |  | 73.37 | 81.90 | 87.40 | 84.11 |  | "
+    assert ("| tree copy: some_parser.seed1 (predicted tree) |  |  |  |  | 73.37 | 81.90 | 87.40 | 84.11 |  |  | "
             "2026-11-26 | abcdef0 |") in lines
     assert sum(line.startswith("| ") for line in lines) == 5  # header, run, three reference lines
     assert IWPT_NOTE in lines and "89.42" in IWPT_NOTE

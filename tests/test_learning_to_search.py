@@ -184,7 +184,9 @@ def test_a_roll_in_that_reads_no_policy_skips_the_scores_and_takes_the_same_stat
     # several steps, and sentences that finish before the batch does (inactive steps)
     assert expected[1].size(1) > 3 and not bool(expected[3].all())
     for expected_part, actual_part in zip(expected, actual):
-        assert torch.equal(expected_part, actual_part)
+        # the graph phase's parts are None without a gold graph
+        assert (expected_part is None and actual_part is None) or torch.equal(expected_part, actual_part)
+    assert expected.adjacency is None and expected.graph_state is None
     # every edge the roll-in added is a gold edge
     dependents, heads, added = actual[2], actual[1], actual[3]
     assert torch.equal(gold_heads.gather(1, dependents)[added], heads[added])

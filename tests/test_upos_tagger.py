@@ -289,13 +289,18 @@ def json_records(text: str):
 
 
 def upos_column_and_the_rest(text: str):
-    """The UPOS of each word line, and every line with its UPOS, HEAD and DEPREL blanked."""
+    """
+    The UPOS of each word line, and every line with its UPOS, HEAD, DEPREL and DEPS blanked, without the
+    empty nodes (the enhanced layer, which a tree model does not write).
+    """
     upos, rest = [], []
     for line in text.rstrip("\n").splitlines():
         columns = line.split("\t")
+        if len(columns) == 10 and "." in columns[0]:
+            continue
         if len(columns) == 10 and columns[0].isdigit():
             upos.append(columns[3])
-            columns[3] = columns[6] = columns[7] = ""
+            columns[3] = columns[6] = columns[7] = columns[8] = ""
         rest.append("\t".join(columns))
     return upos, rest
 

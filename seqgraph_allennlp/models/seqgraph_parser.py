@@ -930,7 +930,7 @@ class SeqGraphParser(Model):
         has_target = free.any(dim=-1)
         kl = kl_divergence(self.oracle(free, log_probs), log_probs) * has_target
         in_graph = graph_state.reshape(-1) & has_target
-        self._graph_kl(float(kl[in_graph].sum()) / max(int(in_graph.sum()), 1))
+        self._graph_kl(float(kl[in_graph].detach().sum()) / max(int(in_graph.sum()), 1))
         return kl.sum(), int(has_target.sum())
 
     def _roll_in(

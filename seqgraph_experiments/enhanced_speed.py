@@ -1,0 +1,52 @@
+"""
+How fast a model of the enhanced graph (`predict_enhanced`) parses with `allennlp predict` as a user runs it:
+the `--batch-size 64` command on a CoNLL-U file and on its first sentence alone, alternating, medians of
+`--repeats` runs (`bench_speed.cli_parse_speed`: the one-sentence command is the start-up, the difference
+the parsing). Writes results/benchmarks/enhanced_parse_speed.json. Speed depends on the architecture and on
+how many extra edges the weights add before STOP: say which weights were used (`--weights`). Run it on a
+quiet machine.
+
+    .venv/bin/python scripts/enhanced_speed.py --model ARCHIVE --weights "..." \\
+        --parse data/UD_English-EWT/en_ewt-ud-test.conllu
+"""
+import argparse
+from pathlib import Path
+
+import torch
+
+from seqgraph_allennlp.common.conllu import read_sentences
+from seqgraph_experiments import RESULTS, ROOT
+from seqgraph_experiments.bench_speed import cli_parse_speed
+from seqgraph_experiments.provenance import sha256, stamp
+from seqgraph_experiments.results import write_json
+
+OUT = RESULTS / "benchmarks" / "enhanced_parse_speed.json"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", required=True, help="the archive of a predict_enhanced model")
+    parser.add_argument("--parse", required=True, help="CoNLL-U file to parse")
+    parser.add_argument("--weights", required=True, help="which weights the archive holds (kept in the JSON)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--output", default=str(OUT))
+    args = parser.parse_args()
+    sentences = sum(1 for _ in read_sentences(args.parse))
+    speed = cli_parse_speed(args.model, args.parse, sentences, repeats=args.repeats)
+    parse_path = Path(args.parse).resolve()
+    write_json(Path(args.output), {
+        "what": "allennlp predict --batch-size 64 of a predict_enhanced model (tree, then extra edges until STOP), "
+                "CoNLL-U in and out; medians over alternating runs; start-up = the same command on one sentence",
+        "model": {"path": args.model, "sha256": sha256(Path(args.model)), "weights": args.weights},
+        "data": {"path": str(parse_path.relative_to(ROOT)) if parse_path.is_relative_to(ROOT) else args.parse,
+                 "sha256": sha256(parse_path), "sentences": sentences},
+        "torch_threads": torch.get_num_threads(),
+        **speed,
+        **stamp("scripts/enhanced_speed.py"),
+    })
+    print(f"{speed['sentences_per_second_without_startup']:.1f} sentences/s after a start-up of "
+          f"{speed['startup_seconds']:.1f} s ({speed['sentences_per_second']:.1f} with it)")
+
+
+if __name__ == "__main__":
+    main()
