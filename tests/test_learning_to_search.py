@@ -19,6 +19,22 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "fixtures" / "configs"
 
 
+def compared_gradients(expected_gradients, batched_gradients) -> int:
+    """
+    Asserts that two lists of parameter gradients (`None` for an unused parameter) agree; returns how many
+    non-zero gradients were compared.
+    """
+    compared = 0
+    for expected_gradient, batched_gradient in zip(expected_gradients, batched_gradients):
+        assert (expected_gradient is None) == (batched_gradient is None)
+        if expected_gradient is not None:
+            # float32 rounding grows with the gradient's size (entries up to ~10 here)
+            scale = max(1.0, float(expected_gradient.abs().max()))
+            torch.testing.assert_close(batched_gradient, expected_gradient, rtol=1e-4, atol=1e-6 * scale)
+            compared += int(expected_gradient.abs().sum() > 0)
+    return compared
+
+
 def sequential_loss(model, initial_scores, encoded, final_state, node_mask, gold_heads):
     """Equation (6) as the paper states it: one state after the other, the tree threaded by hand."""
     batch_size, num_nodes = node_mask.shape
@@ -78,15 +94,7 @@ def test_batched_loss_equals_the_sequential_algorithm(name, batch_and_vocab):
                                             allow_unused=True)
     assert batched.item() > 0.1
     assert batched.item() == pytest.approx(expected.item(), rel=1e-5)
-    compared = 0
-    for expected_gradient, batched_gradient in zip(expected_gradients, batched_gradients):
-        assert (expected_gradient is None) == (batched_gradient is None)
-        if expected_gradient is not None:
-            # float32 rounding grows with the gradient's size (entries up to ~10 here)
-            scale = max(1.0, float(expected_gradient.abs().max()))
-            torch.testing.assert_close(batched_gradient, expected_gradient, rtol=1e-4, atol=1e-6 * scale)
-            compared += int(expected_gradient.abs().sum() > 0)
-    assert compared > 5
+    assert compared_gradients(expected_gradients, batched_gradients) > 5
 
 
 def test_length_chunks_split_only_a_batch_of_very_different_lengths():
@@ -353,14 +361,7 @@ def test_two_pass_loss_with_dropout_equals_the_sequential_algorithm_on_the_same_
     parameters = [p for p in model.parameters() if p.requires_grad]
     batched_gradients = torch.autograd.grad(batched, parameters, retain_graph=True, allow_unused=True)
     expected_gradients = torch.autograd.grad(expected, parameters, allow_unused=True)
-    compared = 0
-    for expected_gradient, batched_gradient in zip(expected_gradients, batched_gradients):
-        assert (expected_gradient is None) == (batched_gradient is None)
-        if expected_gradient is not None:
-            scale = max(1.0, float(expected_gradient.abs().max()))
-            torch.testing.assert_close(batched_gradient, expected_gradient, rtol=1e-4, atol=1e-6 * scale)
-            compared += int(expected_gradient.abs().sum() > 0)
-    assert compared > 5
+    assert compared_gradients(expected_gradients, batched_gradients) > 5
     # the dropout is real: another training pass draws other masks, and so another loss
     model(**tensors)
     assert captured["loss"].item() != pytest.approx(batched.item(), rel=1e-3)

@@ -19,7 +19,7 @@ from typing import Callable, NamedTuple, Optional, Tuple
 import torch
 from allennlp.nn.util import min_value_of_dtype
 
-from seqgraph_allennlp.structs.tree import pair_mask
+from seqgraph_allennlp.structs.tree import pair_mask, transitive_closure, word_mask
 
 
 def stop_index(num_nodes: int) -> int:
@@ -242,8 +242,6 @@ def is_rooted_graph(adjacency: torch.BoolTensor, node_mask: torch.BoolTensor) ->
     `(batch_size,)`: whether every word is reachable from the root, nothing points at the root and there
     is no self-loop (what UD's level-2 validation asks of an enhanced graph).
     """
-    from seqgraph_allennlp.structs.tree import transitive_closure, word_mask
-
     reachability = transitive_closure(adjacency)
     words = word_mask(node_mask)
     reached = (reachability[:, 0, :] | ~words).all(dim=-1)
