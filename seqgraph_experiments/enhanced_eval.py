@@ -175,6 +175,13 @@ def evaluate(serialization_dir: Path, row: str, seed: int, dev: Path, test: Path
             seconds, memory = elapsed, peak
         predictions[split] = predicted
     scores = {split: score(gold, predictions[split]) for split, gold in (("dev", dev), ("test", test))}
+    # the predictor fills the lexical part of the labels from the words by default (`lexical_labels`): the
+    # model's own labels too, for scripts/lexical_labels.py (not timed)
+    own_labels = work_dir / "test_predictions_own_labels.conllu"
+    own_labels.unlink(missing_ok=True)
+    run(commands.predict_conllu(str(archive), str(test), str(own_labels), batch_size=BATCH_SIZE,
+                                predictor_args={"lexical_labels": "predicted"}), work_dir / "predict.log", env)
+    test_own_labels = enhanced_scores(str(test), str(own_labels))
     # the same model's basic tree copied into DEPS: what its graph phase and enhanced labels add over a tree
     tree_copy_path = work_dir / "test_tree_copy.conllu"
     tree_copy(predictions["test"], tree_copy_path)
@@ -226,6 +233,13 @@ def evaluate(serialization_dir: Path, row: str, seed: int, dev: Path, test: Path
             **own_tree_copy,
         },
         "test_predictions": {"path": shown(kept), "sha256": sha256(kept)},
+        "lexical_labels": "filled",
+        "test_own_labels": {
+            "note": "ELAS, EULAS of the same model's test prediction with its own enhanced labels "
+                    "(--predictor-args lexical_labels predicted); the row's scores fill their lexical part "
+                    "from the words (the predictor's default)",
+            **test_own_labels,
+        },
         "parse": {
             "seconds": seconds,
             "sentences": test_sentences,

@@ -3,23 +3,61 @@ docs/RESULTS.md, generated from the JSON files under results/ and never edited b
 of training runs (results/<section>/*.json, written by `runner`) with the command that reproduces it, then
 the speed table (results/speed.json, `bench_speed`), the tokenisers (results/tokenisation/, `tokenisation_f1`)
 and raw-text parsing (results/raw_text/, `raw_text_eval`), and paired bootstraps of two models' test
-predictions (results/significance/, `paired_bootstrap`).
+predictions (results/significance/, `paired_bootstrap`). The commands and notes that those JSONs recorded are
+written as a clone of the repository runs them: the absolute folders of the machine that made a result become
+paths relative to the repository (`clone_paths`).
 
     .venv/bin/python scripts/run_experiments.py --regenerate
 """
 import copy
+import functools
 import json
+import re
 import shlex
 import statistics
 import subprocess
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 from seqgraph_experiments import DOCS, RESULTS, ROOT
 from seqgraph_experiments.results import read_json, run_results, section_of
 from seqgraph_experiments.rows import TABLE3, row_spec
 
 REPORT = DOCS / "RESULTS.md"
+
+# an absolute path in a recorded command or note: a `/` that starts a word (at the start of a line, after a space,
+# a quote, a backquote, `=` or `(`), not one inside a word such as `ROW[.seedN]/model/` or `docs/RESULTS.md`
+ABSOLUTE_PATH = re.compile(r"(?<![^\s'\"`=(])/(?:[\w.+-]+/)*[\w.+-]+")
+
+
+def clone_path(path: str, root: Path = ROOT) -> str:
+    """
+    An absolute path recorded on the machine that made a result, as a clone of the repository names it: a path
+    in a runs folder `.../experiments/...` (where the tools write their serialization directories, `RUNS`, in
+    whichever checkout ran them) becomes `experiments/...`, one under this repository relative to it, and any
+    other (a scratch folder of that machine) `DIR`.
+    """
+    parts = Path(path).parts
+    if "experiments" in parts:
+        return str(Path(*parts[parts.index("experiments"):]))
+    try:
+        return str(Path(path).relative_to(root))
+    except ValueError:
+        return "DIR"
+
+
+def clone_paths(text: str, root: Path = ROOT) -> str:
+    """`text` with every absolute path rendered by `clone_path`, so that no command names one machine's folders."""
+    return ABSOLUTE_PATH.sub(lambda match: clone_path(match.group(0), root), text)
+
+
+def as_cloned(section: Callable[..., List[str]]) -> Callable[..., List[str]]:
+    """A section's lines with the absolute paths that its JSON recorded (commands, notes) as a clone names them."""
+    @functools.wraps(section)
+    def lines(*args, **kwargs) -> List[str]:
+        return [clone_paths(line) for line in section(*args, **kwargs)]
+
+    return lines
 
 # the paper's order: baselines first, then the sequential models
 ROW_ORDER = ["biaffine_mst", "one_step", "linearized", "uniform", "annealed", "oracle_rollin", "coach_valid_paper",
@@ -274,6 +312,7 @@ def reproduce_commands(rows: List[Dict], treebank: str, section: str, epochs: in
             + " ".join(shlex.quote(spec) for spec in specs) for seeds, specs in groups.items()]
 
 
+@as_cloned
 def speed_table(speed: Dict) -> List[str]:
     lines = [
         "## Speed",
@@ -321,10 +360,17 @@ def speed_table(speed: Dict) -> List[str]:
                          f"sentences/s; {cli['predicted_trees']} of {cli['predicted_sentences']} predicted "
                          "sentences are trees with one root word")
             lines += ["", line + "."]
+    archives = [clone_paths(row["archive"]) for row in speed["rows"]]
+    if all(archive.startswith("experiments/") for archive in archives):
+        lines += ["", "The archives are runs' serialization directories under `experiments/` (not committed), where "
+                  "`scripts/run_experiments.py` writes each row's (`experiments/SECTION/ROW[.seedN]/model/`): "
+                  + ", ".join(f"`{archive}`" for archive in archives)
+                  + ". Train those rows first (the Reproduce command of their section), or name other archives."]
     lines += ["", "Made with:", "", f"    .venv/bin/python {speed['command']}", ""]
     return lines
 
 
+@as_cloned
 def tokenisation_table(result: Dict) -> List[str]:
     """The section of a results/tokenisation/*.json written by scripts/tokenisation_f1.py."""
     gold = result["gold"]
@@ -371,6 +417,7 @@ def tokenisation_table(result: Dict) -> List[str]:
     return lines
 
 
+@as_cloned
 def raw_text_table(result: Dict) -> List[str]:
     """The section of a results/raw_text/*.json written by scripts/raw_text_eval.py."""
     def cell(value) -> str:
@@ -397,6 +444,7 @@ def raw_text_table(result: Dict) -> List[str]:
     return lines
 
 
+@as_cloned
 def significance_table(result: Dict) -> List[str]:
     """The section of a results/significance/*.json written by scripts/paired_bootstrap.py."""
     first, second = result["parsers"]
@@ -596,7 +644,7 @@ def write_report(results_dir: Path = RESULTS, report: Path = REPORT) -> None:
             lines += ["(a) dev LAS of a biaffine model trained before commit c75e16e compares full relations "
                       "(`nmod:poss` against `nmod` is wrong), lower than CoNLL 2018's; its test LAS comes from the "
                       "project's scorer and is comparable.", ""]
-        notes = sorted({result["note"] for result in rows if result.get("note")})
+        notes = sorted({clone_paths(result["note"]) for result in rows if result.get("note")})
         lines += [f"Note: {note}." for note in notes] + ([""] if notes else [])
     speed_path = results_dir / "speed.json"
     if speed_path.exists():

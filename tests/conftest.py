@@ -108,3 +108,22 @@ def trained_model_archive(tmp_path_factory):
         overrides=json.dumps(overrides),
     )
     return serialization_dir / "model.tar.gz"
+
+
+# A tiny model of the enhanced graph, shared by tests/test_lexical_labels.py and tests/test_evaluate.py: the
+# fixture twin of training_config/coach_valid_enhanced.jsonnet (with its UPOS tagger) for ten epochs.
+@pytest.fixture(scope="session")
+def enhanced_model_archive(tmp_path_factory):
+    import json
+
+    from allennlp.commands.train import train_model_from_file
+
+    import seqgraph_allennlp  # noqa: F401
+
+    serialization_dir = tmp_path_factory.mktemp("enhanced_model") / "model"
+    train_model_from_file(
+        str(FIXTURES / "configs" / "coach_valid_enhanced.jsonnet"),
+        str(serialization_dir),
+        overrides=json.dumps({"trainer.num_epochs": 10, "trainer.optimizer.lr": 0.02}),
+    )
+    return serialization_dir / "model.tar.gz"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from seqgraph_allennlp.common.conllu import parse_string
 from seqgraph_allennlp.common.environment import default_environment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,3 +127,74 @@ def test_predict_from_a_file_that_is_not_utf8(trained_model_archive, tmp_path):
         "fixtures/conllu/latin1.conllu:2: not UTF-8 (byte 0xe9): CoNLL-U files are UTF-8; convert this one "
         "first, e.g. iconv -f latin1 -t utf-8",
     )
+
+
+# a gold sentence (lines 1-3), then one annotated on its first word only: HEAD and DEPREL `_` on line 7
+PARTLY_ANNOTATED = (
+    "# text = Dogs bark\n"
+    "1\tDogs\t_\tNOUN\t_\t_\t2\tnsubj\t_\t_\n"
+    "2\tbark\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
+    "\n"
+    "# text = Cats sleep\n"
+    "1\tCats\t_\tNOUN\t_\t_\t2\tnsubj\t_\t_\n"
+    "2\tsleep\t_\tVERB\t_\t_\t_\t_\t_\t_\n"
+)
+# raw text to parse: `_` in every HEAD and DEPREL
+RAW = (
+    "# text = Cats sleep\n"
+    "1\tCats\t_\tNOUN\t_\t_\t_\t_\t_\t_\n"
+    "2\tsleep\t_\tVERB\t_\t_\t_\t_\t_\t_\n"
+)
+# the same gold sentence, then the raw one from line 5
+GOLD_THEN_RAW = PARTLY_ANNOTATED.split("\n\n")[0] + "\n\n" + RAW
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # AllenNLP failed with a traceback about "non-homogeneous Instances"
+        (PARTLY_ANNOTATED, "{path}:7: word 2 has no HEAD ('_') but word 1 at line 6 has: HEAD must be given on "
+                           "every word of the sentence or on none"),
+        (GOLD_THEN_RAW, "{path}:6: sentence starting at line 5 has no gold HEAD and DEPREL ('_' on every word): "
+                        "evaluation needs the gold tree of every sentence (allennlp predict parses text without one)"),
+        # AllenNLP exited 0 with UAS 0.00 for raw text alone, and with no metrics at all for an empty file
+        (RAW, "{path}:2: sentence starting at line 1 has no gold HEAD and DEPREL ('_' on every word): evaluation "
+              "needs the gold tree of every sentence (allennlp predict parses text without one)"),
+        ("", "{path}: no sentences: the file is empty"),
+    ],
+    ids=["partly_annotated", "gold_then_raw", "raw", "empty"],
+)  # fmt: skip
+def test_evaluate_needs_gold_on_every_sentence(trained_model_archive, tmp_path, text, expected):
+    path = tmp_path / "input.conllu"
+    path.write_text(text, encoding="utf-8")
+    result = run("evaluate", str(trained_model_archive), str(path))
+    assert_one_line_error(result, expected.format(path=path))
+
+
+def test_predict_from_an_empty_file(trained_model_archive, tmp_path):
+    # AllenNLP wrote an empty output and exited 0
+    result = run(
+        "predict",
+        str(trained_model_archive),
+        "fixtures/conllu/empty.conllu",
+        "--use-dataset-reader",
+        "--output-file",
+        str(tmp_path / "out.conllu"),
+        "--silent",
+    )
+    assert_one_line_error(result, "fixtures/conllu/empty.conllu: no sentences: the file is empty")
+
+
+def test_predict_parses_raw_text_beside_gold_sentences(trained_model_archive, tmp_path):
+    # what evaluate refuses, predict reads: the gold annotation is not needed to parse
+    path = tmp_path / "input.conllu"
+    path.write_text(GOLD_THEN_RAW, encoding="utf-8")
+    output = tmp_path / "out.conllu"
+    result = run(
+        "predict", str(trained_model_archive), str(path), "--use-dataset-reader", "--predictor", "seqgraph_parser",
+        "--predictor-args", '{"output_format": "conllu"}', "--output-file", str(output), "--silent",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert [sentence.forms for sentence in parse_string(output.read_text(encoding="utf-8"))] == [
+        ["Dogs", "bark"], ["Cats", "sleep"]
+    ]

@@ -17,15 +17,17 @@ ROOT = Path(__file__).resolve().parents[1]
 # run in a fresh interpreter: the tests' own process has imported the package and has conftest's defaults
 PROGRAM = """
 import os, sys
+from allennlp.commands import evaluate
 from allennlp.common import logging as common_logging
 
-hook, prepare = sys.excepthook, common_logging.prepare_global_logging
+hook, prepare, load_archive = sys.excepthook, common_logging.prepare_global_logging, evaluate.load_archive
 os.environ["ENCODER"] = "stacked"  # the user's own setting
 before = dict(os.environ)
 import seqgraph_allennlp
 changed = sorted(set(os.environ.items()) ^ set(before.items()))
 assert not changed, changed
 assert sys.excepthook is hook and common_logging.prepare_global_logging is prepare
+assert evaluate.load_archive is load_archive
 print("import: unchanged")
 
 seqgraph_allennlp.configure_command_line()
@@ -34,6 +36,11 @@ assert os.environ["ENCODER"] == "stacked"
 # the shipped configs read their models with local_files_only: Hugging Face stays online for the others
 assert "HF_HUB_OFFLINE" not in os.environ and "TRANSFORMERS_OFFLINE" not in os.environ
 assert sys.excepthook is not hook
+# allennlp evaluate reads with the reader's require_gold; configuring again wraps nothing twice
+assert evaluate.load_archive is not load_archive
+wrapped = evaluate.load_archive
+seqgraph_allennlp.configure_command_line()
+assert evaluate.load_archive is wrapped
 print("configured")
 from seqgraph_allennlp.common.conllu import ConlluError
 raise ConlluError("in.conllu", 3, "a user error")

@@ -8,6 +8,7 @@ from seqgraph_allennlp.common.conllu import (
     ConlluError,
     ConlluSentence,
     ConlluWord,
+    check_complete_columns,
     check_tree,
     find_tree_problem,
     format_gold,
@@ -284,6 +285,45 @@ def test_more_format_errors(text, message):
     with pytest.raises(ConlluError) as info:
         parse_string(text, "s.conllu")
     assert str(info.value).startswith(message)
+
+
+def annotated(token_id, upos="_", head="_", deprel="_"):
+    return "\t".join([token_id, "w", "_", upos, "_", "_", head, deprel, "_", "_"]) + "\n"
+
+
+@pytest.mark.parametrize(
+    "text, columns, message",
+    [
+        (annotated("1", head="0", deprel="root") + annotated("2", deprel="dep"), ("head", "deprel"),
+         "s.conllu:2: word 2 has no HEAD ('_') but word 1 at line 1 has: HEAD must be given on every word of "
+         "the sentence or on none"),
+        (annotated("1", head="2") + annotated("2", head="0", deprel="root"), ("head", "deprel"),
+         "s.conllu:1: word 1 has no DEPREL ('_') but word 2 at line 2 has: DEPREL must be given on every word "
+         "of the sentence or on none"),
+        (annotated("1", "NOUN", "0", "root") + annotated("2", "_", "1", "dep"), ("upos",),
+         "s.conllu:2: word 2 has no UPOS ('_') but word 1 at line 1 has: UPOS must be given on every word of "
+         "the sentence or on none"),
+    ],
+)  # fmt: skip
+def test_a_column_given_on_some_words_only(text, columns, message):
+    (sentence,) = parse_string(text, "s.conllu")  # reading alone does not check it (predictions may lack heads)
+    with pytest.raises(ConlluError) as info:
+        check_complete_columns(sentence, columns)
+    assert str(info.value) == message
+
+
+def test_a_column_on_every_word_or_on_none_is_complete():
+    gold, raw = parse_string(annotated("1", "NOUN", "0", "root") + "\n" + annotated("1"))
+    for sentence in (gold, raw):
+        check_complete_columns(sentence, ("head", "deprel", "upos", "xpos"))
+    # UPOS is not checked unless asked for
+    (partial_upos,) = parse_string(annotated("1", "NOUN", "0", "root") + annotated("2", "_", "1", "dep"))
+    check_complete_columns(partial_upos)
+
+
+def test_an_error_about_a_whole_file_names_no_line():
+    error = ConlluError("x.conllu", None, "no sentences: the file is empty")
+    assert str(error) == "x.conllu: no sentences: the file is empty" and error.line_number is None
 
 
 def test_find_tree_problem():

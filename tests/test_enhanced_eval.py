@@ -72,6 +72,10 @@ def test_scores_are_the_scorers_of_its_own_prediction(evaluated, tmp_path):
     ))
     own = {name: value for name, value in result["test_own_tree_copy"].items() if name != "note"}
     assert own == enhanced_scores(str(TEST), str(copy))
+    # the kept prediction has the labels filled from the words; the model's own labels are scored beside
+    assert result["lexical_labels"] == "filled"
+    own_labels = {name: value for name, value in result["test_own_labels"].items() if name != "note"}
+    assert own_labels == enhanced_scores(str(TEST), str(evaluated["work"] / "test_predictions_own_labels.conllu"))
 
 
 def test_records_the_training_and_the_budget(evaluated):

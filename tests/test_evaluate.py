@@ -206,22 +206,85 @@ def test_a_disagreement_with_the_conll_2018_evaluation_is_an_error(tmp_path, cap
     )
 
 
-def test_a_gold_file_the_conll_2018_evaluation_refuses_is_scored_by_this_module_and_named(tmp_path, capsys):
-    # two root words in the gold file's second sentence (lines 10-14, ended by the blank line 15): udeval
-    # refuses it at the line that ends the sentence; this module's counts score it, and say why
-    gold = write(tmp_path / "gold.conllu", GOLD[:10] + [("1", "Her", 0, "root")] + GOLD[11:])
+# GOLD with "Her" attached to the root too: its second sentence (lines 10-14) has two root words, 1 and 3
+GOLD_TWO_ROOTS = GOLD[:10] + [("1", "Her", 0, "root")] + GOLD[11:]
+TWO_ROOTS = "{gold}:13: sentence starting at line 10 is not a tree: 2 words have head 0: 1, 3"
+
+
+def test_a_gold_sentence_that_is_not_a_tree_is_refused_as_the_reader_refuses_it(tmp_path, capsys):
+    from seqgraph_allennlp.dataset_readers import SeqGraphUDReader
+
+    gold = write(tmp_path / "gold.conllu", GOLD_TWO_ROOTS)
     predicted = write(tmp_path / "predicted.conllu", PREDICTED_TREE)
-    refusal = (
-        f"{gold}:15: the CoNLL 2018 evaluation refuses it: There are multiple roots in the sentence that ends at 15"
-    )
-    assert main([str(gold), str(predicted), "--json"]) == 0
+    message = TWO_ROOTS.format(gold=gold)
+    with pytest.raises(ConlluError) as reader_error:
+        list(SeqGraphUDReader().read(str(gold)))
+    assert str(reader_error.value) == message
+    for options in ([], ["--json"], ["--require-trees"]):
+        assert main([str(gold), str(predicted), *options]) == 1
+        captured = capsys.readouterr()
+        assert captured.err == f"error: {message}\n" and captured.out == ""
+    with pytest.raises(ConlluError, match="is not a tree"):
+        count_files(str(gold), str(predicted))
+
+
+def test_skip_invalid_trees_leaves_them_out_of_gold_and_prediction(tmp_path, capsys):
+    gold = write(tmp_path / "gold.conllu", GOLD_TWO_ROOTS)
+    # the prediction of the skipped sentence has a cycle: skipped with it, not counted as a predicted non-tree
+    predicted = write(tmp_path / "predicted.conllu", PREDICTED)
+    assert main([str(gold), str(predicted), "--skip-invalid-trees", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed["scorer"] == "seqgraph_allennlp.common.scoring" and printed["official_refused"] == refusal
-    # "Her" now differs from the gold root: 7 of 9 heads right
-    assert printed["UAS"] == pytest.approx(7 / 9) and "CLAS" not in printed
-    assert main([str(gold), str(predicted)]) == 0
-    expected = "scorer: UAS, LAS by seqgraph_allennlp.common.scoring (the CoNLL 2018 evaluation refuses the files: "
-    assert expected + refusal + ")" in capsys.readouterr().out.splitlines()
+    # the first sentence alone: every head right, "home" with the wrong relation; scored by the CoNLL 2018
+    # evaluation on copies without the skipped sentence
+    assert printed.pop("scorer").startswith("udtools.udeval")
+    assert printed.pop("CLAS") < 1.0
+    assert printed == pytest.approx(
+        {"UAS": 1.0, "LAS": 4 / 5, "UEM": 1.0, "LEM": 0.0, "invalid_trees": 0, "skipped_invalid_trees": 1}
+    )
+    assert main([str(gold), str(predicted), "--skip-invalid-trees"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == ["UAS: 1.000000 (5/5 words)", "LAS: 0.800000 (4/5 words)"]
+    assert lines[-2:] == [
+        "trees: all 1 predicted sentences are trees with one root word",
+        "skipped: 1 of 2 gold sentences are not trees and were left out of every score, with their predictions; "
+        f"the first: {TWO_ROOTS.format(gold=gold)}",
+    ]
+    # nothing left to score is an error, not a score of 0
+    only_bad = write(tmp_path / "only_bad.conllu", GOLD_TWO_ROOTS[9:])
+    assert main([str(only_bad), str(only_bad), "--skip-invalid-trees"]) == 1
+    assert capsys.readouterr().err == (
+        f"error: {only_bad}: no sentences to score: all 1 are not trees and were skipped\n"
+    )
+
+
+def test_skip_invalid_trees_leaves_them_out_of_the_enhanced_scores_too(capsys):
+    # cycle.conllu: a valid first sentence (4 words, 4 enhanced edges), a second whose HEAD column has a cycle
+    cycle = str(ROOT / "fixtures" / "conllu" / "cycle.conllu")
+    assert main([cycle, cycle, "--skip-invalid-trees"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "ELAS: 1.000000 (F1: 4 right of 4 gold and 4 predicted enhanced edges)" in lines
+    assert main([cycle, cycle]) == 1
+    assert capsys.readouterr().err == (
+        f"error: {cycle}:12: sentence starting at line 8 is not a tree: cycle 3 -> 4 -> 3\n"
+    )
+
+
+def test_nothing_to_score_is_an_error(tmp_path, capsys):
+    empty = tmp_path / "empty.conllu"
+    empty.write_text("", encoding="utf-8")
+    assert main([str(empty), str(empty)]) == 1
+    assert capsys.readouterr().err == f"error: {empty}: no sentences to score: the file is empty\n"
+    # raw text (no gold head) cannot be scored against
+    raw = ROOT / "fixtures" / "conllu" / "no_heads.conllu"
+    assert main([str(raw), str(raw)]) == 1
+    assert capsys.readouterr().err == f"error: {raw}:3: gold word 1 has no HEAD or DEPREL: cannot score against it\n"
+    # every word left out by --exclude-upos
+    gold = write(tmp_path / "gold.conllu", [("1", "Hi", 0, "root")])
+    gold.write_text(gold.read_text().replace("1\tHi\t_\t_", "1\tHi\t_\tINTJ"))
+    assert main([str(gold), str(gold), "--exclude-upos", "INTJ,PUNCT"]) == 1
+    assert capsys.readouterr().err == (
+        f"error: {gold}: no words to score: the gold UPOS of every word is excluded (INTJ, PUNCT)\n"
+    )
 
 
 def test_evaluate_agrees_with_the_scorer(trained_model_archive, tmp_path):
@@ -288,3 +351,37 @@ def test_biaffine_baseline_las_compares_universal_relations():
     model._attachment_scores(heads, torch.tensor([[nmod, det, det]]), heads, torch.tensor([[poss, det, nmod]]))
     scores = model.get_metrics()
     assert scores["UAS"] == 1.0 and scores["LAS"] == pytest.approx(2 / 3)
+
+
+def without_columns(source: Path, target: Path, columns) -> Path:
+    """`source` with the given 0-based columns `_` on every word line; without DEPS (8), no empty nodes."""
+    lines = []
+    for line in source.read_text(encoding="utf-8").split("\n"):
+        fields = line.split("\t")
+        if len(fields) == 10 and "." in fields[0] and 8 in columns:
+            continue
+        if len(fields) == 10 and fields[0].isdigit():
+            for column in columns:
+                fields[column] = "_"
+        lines.append("\t".join(fields))
+    target.write_text("\n".join(lines), encoding="utf-8")
+    return target
+
+
+def test_evaluate_reports_no_elas_or_upos_for_a_file_without_deps_or_upos(enhanced_model_archive, tmp_path):
+    """A file without DEPS (or UPOS) is not scored 0 on the layer it lacks: the metric is absent."""
+    metrics = {}
+    for name, columns in (("full", ()), ("no_deps_upos", (3, 8))):
+        data = without_columns(ROOT / "fixtures" / "conllu" / "en_small.conllu", tmp_path / f"{name}.conllu", columns)
+        output = tmp_path / f"{name}.json"
+        completed = subprocess.run(
+            [str(ALLENNLP), "evaluate", str(enhanced_model_archive), str(data), "--output-file", str(output),
+             "--include-package", "seqgraph_allennlp"],
+            cwd=ROOT, capture_output=True, text=True, timeout=300,
+        )
+        assert completed.returncode == 0, completed.stderr[-3000:]
+        metrics[name] = json.loads(output.read_text())
+    assert {"ELAS", "EULAS", "UPOS", "UAS", "LAS"} <= set(metrics["full"])
+    assert {"UAS", "LAS"} <= set(metrics["no_deps_upos"])
+    assert not {"ELAS", "EULAS", "UPOS"} & set(metrics["no_deps_upos"])
+    assert metrics["no_deps_upos"]["UAS"] == metrics["full"]["UAS"]

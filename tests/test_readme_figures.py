@@ -95,3 +95,79 @@ def test_the_english_model_section_quotes_the_tagged_row_as_its_json_says():
     assert (f"test UAS / LAS {100 * test['UAS']:.2f} / {100 * test['LAS']:.2f}, UPOS {100 * result['test']['UPOS']:.2f}"
             in section)
     assert f"dev UAS {100 * dev['UAS']:.2f} (epoch {result['best_epoch']} of {result['epochs_done']})" in section
+
+
+def readme_flat() -> str:
+    return " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+
+
+def shipped_model(name: str) -> dict:
+    from allennlp.common import Params
+
+    return Params.from_file(str(ROOT / "training_config" / f"{name}.jsonnet")).as_dict()["model"]
+
+
+def test_the_readme_says_where_recurrent_bfloat16_training_is_on_as_the_configs_set_it():
+    # it once said "so it is off" while coach_valid.jsonnet turned it on
+    text = readme_flat()
+    start = text.index("`recurrent_weight.bfloat16_training` computes the score updates in bfloat16 during training")
+    sentence = text[start:text.index("Training the LSTM layers", start)]
+    on, off = [], []
+    for path in sorted((ROOT / "training_config").glob("*.jsonnet")):
+        weight = shipped_model(path.stem).get("recurrent_weight")
+        if weight is None:
+            continue
+        # the README's rule: on with the 64-unit cell, off with 256
+        assert weight["bfloat16_training"] == (weight["hidden_dim"] == 64), (path.stem, weight)
+        (on if weight["bfloat16_training"] else off).append(path.stem)
+    assert "coach_valid" in on and "is on in the configs whose recurrent cell has 64 units (`coach_valid`" in sentence
+    assert "off in those with 256" in sentence
+    # the configs built on coach_valid that keep 256 units are named
+    for name in off:
+        if shipped_model(name).get("predict_upos"):
+            assert f"`{name}`" in sentence, name
+
+
+def describe(predict_upos: bool, bfloat16: bool, where: str = "") -> str:
+    tagger = "with the UPOS tagger" if predict_upos else "no UPOS tagger"
+    return f"({tagger}, BiLSTM trained in {'bfloat16' + where if bfloat16 else 'float32'}"
+
+
+def trained(result: dict) -> str:
+    """How a row trained, from its JSON: its tagger, and bfloat16 where its config asked for it and the CPU had it."""
+    encoder, machine = result["used"]["encoder"], result["machine"]
+    bfloat16 = encoder.get("bfloat16_training") and machine.get("native_bfloat16") is not False
+    return describe(bool(result["used"]["model"].get("predict_upos")), bool(bfloat16))
+
+
+def test_the_english_model_section_says_how_its_rows_differ_from_what_make_english_model_trains():
+    # its table once read as the model `make english-model` trains, which has had the tagger and a bfloat16
+    # BiLSTM since
+    section = " ".join(english_model_section().split())
+    script = (ROOT / "scripts" / "english_model.sh").read_text()
+    name = re.search(r"CONFIG=\$\{ENGLISH_CONFIG:-(\w+)\}", script).group(1)
+    model = shipped_model(name)
+    now = describe(bool(model.get("predict_upos")), bool(model["encoder"].get("bfloat16_training")),
+                   " where the CPU has it")
+    assert f"`{name}` as shipped {now}), no row here has trained" in section
+    runs = [json.loads(path.read_text()) for path in sorted(ROOT.glob("results/*/*.json"))]
+    runs = [run for run in runs if run.get("config") == f"training_config/{name}.jsonnet"]
+    assert runs and all(trained(run) != now.replace(" where the CPU has it", "") for run in runs)
+    for row in ("coach_valid_mpnet_upos", "coach_valid_mpnet"):
+        result = json.loads((RESULTS / f"{row}.json").read_text())
+        assert f"`{row}` {trained(result)}" in section, (row, trained(result))
+        assert trained(result) != now.replace(" where the CPU has it", "")
+    # the table is that of coach_valid_mpnet.json
+    table_intro = section[:section.index("| | |")]
+    assert table_intro.rstrip().endswith("`results/ewt_converged/coach_valid_mpnet.json`, and "
+                                         "`tests/test_readme_figures.py` checks these figures against it):")
+    assert "row `coach_valid_mpnet` (no UPOS tagger" in table_intro
+
+
+def test_the_readme_says_which_tests_check_its_figures():
+    # it once said that it quoted no numbers, above dozens
+    text = readme_flat()
+    assert "quotes none" not in text
+    assert ("the figures this README and docs/ANALYSIS.md quote from them are checked against their JSONs by "
+            "`tests/test_readme_figures.py` and `tests/test_docs_figures.py`") in text
+    assert (ROOT / "tests" / "test_docs_figures.py").exists()

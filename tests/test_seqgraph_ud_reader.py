@@ -153,10 +153,13 @@ def test_pos_namespaces_are_padded_without_allennlps_namespace_warning(caplog, m
 
 def test_no_upos_targets_for_a_sentence_without_upos():
     reader = SeqGraphUDReader(upos_targets=True)
-    # every UPOS is `_` (raw text to parse), or only some are: no targets
+    # every UPOS is `_` (raw text to parse): no targets
     assert all("upos_tags" not in instance.fields for instance in read(reader, "no_heads.conllu"))
+    # only some are: an error where UPOS is a target (the tagger's), unread otherwise
     partial = "1\tDogs\t_\tNOUN\t_\t_\t2\tnsubj\t_\t_\n2\tbark\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
-    (instance,) = reader.sentences_to_instances(parse_string(partial))
+    with pytest.raises(ConlluError, match=r"^<string>:2: word 2 has no UPOS \('_'\) but word 1 at line 1 has: "):
+        list(reader.sentences_to_instances(parse_string(partial)))
+    (instance,) = SeqGraphUDReader().sentences_to_instances(parse_string(partial))
     assert "upos_tags" not in instance.fields and "head_indices" in instance.fields
     # a plain word list (the predictor's input) has none either
     assert "upos_tags" not in reader.text_to_instance(["Dogs", "bark"]).fields
@@ -230,8 +233,89 @@ def test_skip_invalid_trees_does_not_skip_format_errors():
         read(SeqGraphUDReader(skip_invalid_trees=True), "bad_head.conllu")
 
 
-def test_empty_file_gives_no_instances():
-    assert read(SeqGraphUDReader(), "empty.conllu") == []
+def test_an_empty_file_is_an_error():
+    # nothing to train on, evaluate or parse: said, not an empty result
+    path = str(FIXTURES / "empty.conllu")
+    with pytest.raises(ConlluError) as info:
+        read(SeqGraphUDReader(), "empty.conllu")
+    assert str(info.value) == f"{path}: no sentences: the file is empty"
+    # a file cut to no sentence on purpose is not read at all
+    assert read(SeqGraphUDReader(max_sentences=0), "empty.conllu") == []
+
+
+def write_conllu(path, text):
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def word_line(token_id, form, head="_", deprel="_", upos="_"):
+    return f"{token_id}\t{form}\t_\t{upos}\t_\t_\t{head}\t{deprel}\t_\t_\n"
+
+
+GOLD_SENTENCE = (
+    "# text = Dogs bark\n" + word_line(1, "Dogs", 2, "nsubj", "NOUN") + word_line(2, "bark", 0, "root", "VERB")
+)
+RAW_SENTENCE = "# text = Cats sleep\n" + word_line(1, "Cats") + word_line(2, "sleep")
+
+
+@pytest.mark.parametrize(
+    "second_sentence, problem",
+    [
+        # the first sentence is lines 1-3; the second one's comment is line 5, "Cats" line 6, "sleep" line 7
+        (word_line(1, "Cats", 2, "nsubj") + word_line(2, "sleep", "_", "root"),
+         "7: word 2 has no HEAD ('_') but word 1 at line 6 has: HEAD must be given on every word of the sentence "
+         "or on none"),
+        (word_line(1, "Cats", 2, "_") + word_line(2, "sleep", 0, "root"),
+         "6: word 1 has no DEPREL ('_') but word 2 at line 7 has: DEPREL must be given on every word of the "
+         "sentence or on none"),
+    ],
+)  # fmt: skip
+def test_a_partly_annotated_sentence_is_an_error(tmp_path, second_sentence, problem):
+    # kept, it would lose its gold fields without a word, and not batch with the annotated first sentence
+    path = write_conllu(tmp_path / "partial.conllu", GOLD_SENTENCE + "\n# text = Cats sleep\n" + second_sentence)
+    for reader in (SeqGraphUDReader(), SeqGraphUDReader(skip_invalid_trees=True), SeqGraphUDReader(require_gold=True)):
+        with pytest.raises(ConlluError) as info:
+            list(reader.read(path))
+        assert str(info.value) == f"{path}:{problem}"
+
+
+def test_raw_text_and_gold_sentences_mix_for_prediction(tmp_path):
+    # `_` in every HEAD and DEPREL: raw text to parse, beside annotated sentences (the predictor drops gold)
+    path = write_conllu(tmp_path / "mixed.conllu", GOLD_SENTENCE + "\n" + RAW_SENTENCE)
+    instances = list(SeqGraphUDReader().read(path))
+    assert ["head_indices" in instance.fields for instance in instances] == [True, False]
+
+
+def test_require_gold_refuses_a_sentence_without_its_gold_tree(tmp_path):
+    # what `allennlp evaluate` reads with: raw text cannot be scored (it would score UAS 0)
+    reader = SeqGraphUDReader(require_gold=True)
+    assert len(list(reader.read(EN_SMALL))) == 6
+    path = write_conllu(tmp_path / "mixed.conllu", GOLD_SENTENCE + "\n" + RAW_SENTENCE)
+    with pytest.raises(ConlluError) as info:
+        list(reader.read(path))
+    assert str(info.value) == (
+        f"{path}:6: sentence starting at line 5 has no gold HEAD and DEPREL ('_' on every word): evaluation "
+        "needs the gold tree of every sentence (allennlp predict parses text without one)"
+    )
+    heads_only = write_conllu(tmp_path / "heads_only.conllu", word_line(1, "Dogs", 2) + word_line(2, "bark", 0))
+    with pytest.raises(ConlluError, match=r":1: sentence starting at line 1 has no gold DEPREL \('_' on every word\)"):
+        list(reader.read(heads_only))
+
+
+def test_require_gold_refuses_targets_on_some_sentences_only(tmp_path):
+    # UPOS on the first sentence, none on the second: AllenNLP could not batch their instances
+    second = "# text = Cats sleep\n" + word_line(1, "Cats", 2, "nsubj") + word_line(2, "sleep", 0, "root")
+    path = write_conllu(tmp_path / "upos.conllu", GOLD_SENTENCE + "\n" + second)
+    assert len(list(SeqGraphUDReader(require_gold=True).read(path))) == 2  # UPOS is no target
+    with pytest.raises(ConlluError) as info:
+        list(SeqGraphUDReader(require_gold=True, upos_targets=True).read(path))
+    assert str(info.value) == (
+        f"{path}:6: sentence starting at line 5 has no gold UPOS but the sentence starting at line 1 has one: "
+        "evaluation needs it on every sentence or on none"
+    )
+    # without require_gold (prediction), the sentences are read, the second one without targets
+    instances = list(SeqGraphUDReader(upos_targets=True).read(path))
+    assert ["upos_tags" in instance.fields for instance in instances] == [True, False]
 
 
 @pytest.mark.parametrize("max_sentences, expected", [(None, 6), (0, 0), (2, 2), (6, 6), (100, 6)])

@@ -63,11 +63,13 @@ KEEP_DEPS = _Deps.KEEP
 
 class ConlluError(SeqGraphError, ValueError):
     """
-    A malformed CoNLL-U file. The message is one line: `path:line: problem`.
+    A malformed CoNLL-U file. The message is one line: `path:line: problem`, or `path: problem` when it is
+    about the whole file (`line_number` `None`, e.g. a file with no sentence).
     """
 
-    def __init__(self, file_path: str, line_number: int, problem: str) -> None:
-        super().__init__(f"{file_path}:{line_number}: {problem}")
+    def __init__(self, file_path: str, line_number: Optional[int], problem: str) -> None:
+        where = file_path if line_number is None else f"{file_path}:{line_number}"
+        super().__init__(f"{where}: {problem}")
         self.file_path = file_path
         self.line_number = line_number
         self.problem = problem
@@ -259,7 +261,7 @@ def parse_lines(lines: Iterable[str], file_path: str = "<string>") -> Iterator[C
     Raises `ConlluError` (naming `file_path` and the line) on a line without 10 tab-separated columns, an
     ID that is not `N`, `N-M` or `N.M`, a HEAD that is neither an integer nor `_`, a HEAD outside
     `0..N`, word ids that are not `1..N` in order, or a sentence with no word line. Tree shape is checked
-    separately, by `check_tree`.
+    separately, by `check_tree`, and columns given on some words only by `check_complete_columns`.
     """
     buffer: List[str] = []
     numbers: List[int] = []
@@ -368,6 +370,37 @@ def check_tree(sentence: ConlluSentence) -> None:
             sentence.file_path,
             sentence.words[word - 1].line_number,
             f"sentence starting at line {sentence.start_line} is not a tree: {description}",
+        )
+
+
+# the columns `check_complete_columns` checks, by `ConlluWord` attribute, as CoNLL-U names them
+COLUMN_NAMES = {"upos": "UPOS", "xpos": "XPOS", "head": "HEAD", "deprel": "DEPREL"}
+
+
+def check_complete_columns(sentence: ConlluSentence, columns: Sequence[str] = ("head", "deprel")) -> None:
+    """
+    Raises `ConlluError` when one of `columns` (`ConlluWord` attributes among `COLUMN_NAMES`) is `_` on some
+    words of the sentence but not on others, at the first word without it, e.g. `path:12: word 3 has no
+    HEAD ('_') but word 1 at line 10 has: HEAD must be given on every word of the sentence or on none`. A
+    column given on every word, or `_` on every word (raw text to parse), passes.
+
+    Why an error: such a sentence is neither gold nor raw text. A reader that kept it would drop its partial
+    annotation without a word (it is no tree, nor a full set of targets), and AllenNLP cannot batch it with
+    annotated sentences. Kept apart from reading, as `check_tree` is: a predicted file may lack some heads.
+    """
+    for column in columns:
+        values = [getattr(word, column) for word in sentence.words]
+        given = [index for index, value in enumerate(values) if value is not None and value != "_"]
+        if not given or len(given) == len(values):
+            continue
+        missing = next(word for word, value in zip(sentence.words, values) if value is None or value == "_")
+        example = sentence.words[given[0]]
+        name = COLUMN_NAMES[column]
+        raise ConlluError(
+            sentence.file_path,
+            missing.line_number,
+            f"word {missing.id} has no {name} ('_') but word {example.id} at line {example.line_number} has: "
+            f"{name} must be given on every word of the sentence or on none",
         )
 
 

@@ -25,6 +25,13 @@ refuses. Such a file is scored here, those sentences counted and reported (`tree
 `invalid_trees` in `--json`), and refused as the official script does with `--require-trees`. Its MLAS
 and BLEX are left out: they compare UPOS, FEATS and LEMMA, which a prediction copies from its input file.
 
+The gold file is held to what the `seqgraph_ud` reader accepts, with the same one-line errors: a gold
+sentence whose HEAD column is not a tree is refused (`path:line: sentence starting at line N is not a
+tree: cycle 3 -> 4 -> 3`), or, with `--skip-invalid-trees` (the reader's `skip_invalid_trees`), left out of
+every score in gold and prediction alike, and the number skipped reported (`skipped:` line,
+`skipped_invalid_trees` in `--json`). Only the basic tree must be one: the enhanced graph may have cycles.
+Nothing to score (an empty file, every sentence skipped, every word excluded) is an error, not a score of 0.
+
 Enhanced graphs (the DEPS column, `seqgraph_allennlp.common.enhanced`), scored whenever both files have
 one: ELAS, F1 over (dependent, head, enhanced label) triples, and EULAS, the same with each label cut to
 its universal part (`universal_enhanced_label`). As in the IWPT shared tasks, empty nodes are collapsed
@@ -37,6 +44,7 @@ word is not scored for ELAS (nor a gold file without enhanced graph): it is said
 Command line:
 
     python -m seqgraph_allennlp.common.scoring GOLD.conllu PRED.conllu [--json] [--require-trees]
+        [--skip-invalid-trees] [--exclude-upos TAGS]
 """
 import argparse
 import collections
@@ -46,13 +54,15 @@ import os
 import re
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from seqgraph_allennlp.common.conllu import (
     ConlluError,
     ConlluSentence,
+    check_tree,
     find_tree_problem,
+    format_gold,
     format_sentence,
     is_empty_node_line,
     read_sentences,
@@ -80,6 +90,8 @@ class AttachmentCounts:
     # predicted sentences that are not single-rooted trees, and where the first one is
     invalid_trees: int = 0
     first_invalid_tree: Optional[str] = None
+    # with `skip_invalid_trees`: the gold sentences left out as not trees, `(index in the files, why)`
+    skipped: List[Tuple[int, str]] = field(default_factory=list)
 
     def scores(self) -> Dict[str, float]:
         """`UAS`, `LAS`, `UEM`, `LEM` as fractions (0 when there is nothing to score)."""
@@ -109,6 +121,28 @@ def tree_problem(sentence: ConlluSentence) -> Optional[ConlluError]:
         sentence.file_path, sentence.words[word - 1].line_number,
         f"predicted sentence starting at line {sentence.start_line} is not a tree: {description}",
     )
+
+
+def gold_trees(
+    pairs: Iterable[Tuple[ConlluSentence, ConlluSentence]],
+    skip_invalid_trees: bool = False,
+    skipped: Optional[List[Tuple[int, str]]] = None,
+) -> Iterator[Tuple[ConlluSentence, ConlluSentence]]:
+    """
+    The aligned pairs whose gold heads are a tree (or not all given: scoring refuses those itself). A gold
+    sentence that is not a tree raises the reader's `ConlluError` (`check_tree`), or, with
+    `skip_invalid_trees`, is left out with its prediction and appended to `skipped` as `(index, why)`.
+    """
+    for index, (gold, predicted) in enumerate(pairs):
+        try:
+            check_tree(gold)
+        except ConlluError as error:
+            if not skip_invalid_trees:
+                raise
+            if skipped is not None:
+                skipped.append((index, str(error)))
+            continue
+        yield gold, predicted
 
 
 def aligned_sentences(
@@ -164,15 +198,19 @@ def count_sentences(
     predicted_name: str = "predicted",
     exclude_upos: Collection[str] = (),
     require_trees: bool = False,
+    skip_invalid_trees: bool = False,
 ) -> AttachmentCounts:
     """
     Counts the attachments of aligned sentences, leaving out words whose gold UPOS is in `exclude_upos`
     (they still have to align), and the predicted sentences that are not trees with one root word.
     Raises `AlignmentError` when the sentences or words do not align, `ConlluError` when a gold word has
-    no HEAD or DEPREL, and, with `require_trees`, at the first predicted sentence that is not a tree.
+    no HEAD or DEPREL or a gold sentence is not a tree (unless `skip_invalid_trees`: then it is left out,
+    with its prediction, and listed in `skipped`), and, with `require_trees`, at the first predicted
+    sentence that is not a tree.
     """
     counts = AttachmentCounts()
-    for gold, predicted in aligned_sentences(gold_sentences, predicted_sentences, gold_name, predicted_name):
+    pairs = aligned_sentences(gold_sentences, predicted_sentences, gold_name, predicted_name)
+    for gold, predicted in gold_trees(pairs, skip_invalid_trees, counts.skipped):
         all_heads = all_labels = True
         for gold_word, predicted_word in zip(gold.words, predicted.words):
             check_same_form(gold, predicted, gold_word.id)
@@ -214,13 +252,25 @@ OWN_SCORER = "seqgraph_allennlp.common.scoring"
 OFFICIAL_METRICS = ("UAS", "LAS", "CLAS")
 
 
-def official_scores(gold_path: str, predicted_path: str) -> Dict[str, float]:
+def official_scores(
+    gold_path: str, predicted_path: str, skip_sentences: Collection[int] = ()
+) -> Dict[str, float]:
     """
     UAS, LAS and CLAS (fractions) of `predicted_path` against `gold_path` by the CoNLL 2018 shared task's
-    evaluation (`udtools.udeval`). It refuses a predicted sentence that is not a tree with one root word,
-    and files whose texts differ: `ConlluError` naming the file (its message gives the line).
+    evaluation (`udtools.udeval`). It refuses a sentence that is not a tree with one root word, and files
+    whose texts differ: `ConlluError` naming the file (its message gives the line).
+
+    `skip_sentences`: the 0-based indexes of sentences to leave out of both files (`AttachmentCounts.skipped`),
+    scored on temporary copies without them.
     """
-    scores = _udeval(str(gold_path), str(predicted_path))
+    if not skip_sentences:
+        scores = _udeval(str(gold_path), str(predicted_path))
+    else:
+        with tempfile.TemporaryDirectory(prefix="seqgraph_trees_") as folder:
+            copies = (os.path.join(folder, "gold.conllu"), os.path.join(folder, "predicted.conllu"))
+            line_maps = (write_copy(gold_path, copies[0], skip_sentences),
+                         write_copy(predicted_path, copies[1], skip_sentences))
+            scores = _udeval(*copies, names=(str(gold_path), str(predicted_path)), original_lines=line_maps)
     return {metric: scores[metric].f1 for metric in OFFICIAL_METRICS}
 
 
@@ -277,33 +327,51 @@ def score_files(gold_path: str, predicted_path: str, exclude_upos: Collection[st
 
 
 def count_files(
-    gold_path: str, predicted_path: str, exclude_upos: Collection[str] = (), require_trees: bool = False
+    gold_path: str,
+    predicted_path: str,
+    exclude_upos: Collection[str] = (),
+    require_trees: bool = False,
+    skip_invalid_trees: bool = False,
 ) -> AttachmentCounts:
+    """
+    `count_sentences` of two files. Raises `ConlluError` naming the gold file when no word is left to score
+    (an empty file, every sentence skipped, every word excluded): a score of nothing is not 0.
+    """
     counts = count_sentences(
         read_sentences(gold_path), read_sentences(predicted_path), str(gold_path), str(predicted_path),
-        exclude_upos, require_trees,
+        exclude_upos, require_trees, skip_invalid_trees,
     )
     if counts.words == 0:
-        raise ValueError(f"{gold_path}: no sentences to score")
+        if counts.skipped and not counts.sentences:
+            why = f"no sentences to score: all {len(counts.skipped)} are not trees and were skipped"
+        elif not counts.sentences:
+            why = "no sentences to score: the file is empty"
+        else:
+            why = f"no words to score: the gold UPOS of every word is excluded ({', '.join(sorted(exclude_upos))})"
+        raise ConlluError(str(gold_path), None, why)
     return counts
 
 
 def score_report(
-    gold_path: str, predicted_path: str, exclude_upos: Collection[str] = (), require_trees: bool = False
+    gold_path: str,
+    predicted_path: str,
+    exclude_upos: Collection[str] = (),
+    require_trees: bool = False,
+    skip_invalid_trees: bool = False,
 ) -> Tuple[AttachmentCounts, Dict[str, Any]]:
     """
     This module's counts and the scores to report: `UAS`, `LAS` and `CLAS` of the CoNLL 2018 evaluation
     (`official_scores`) where it scores the files (every predicted sentence a tree, no `exclude_upos`),
     this module's `UAS` and `LAS` otherwise; `UEM` and `LEM` from the counts; `scorer` says which, and
-    `official_refused` why the official evaluation refused files this module could score (e.g. a gold
-    sentence with two root words). Raises `ValueError` when this module's UAS or LAS differs from the
-    official one.
+    `official_refused` why the official evaluation refused files this module could score. A gold sentence
+    that is not a tree raises `ConlluError`, or with `skip_invalid_trees` is left out of every score
+    (`counts.skipped`). Raises `ValueError` when this module's UAS or LAS differs from the official one.
     """
-    counts = count_files(gold_path, predicted_path, exclude_upos, require_trees)
+    counts = count_files(gold_path, predicted_path, exclude_upos, require_trees, skip_invalid_trees)
     scores: Dict[str, Any] = {**counts.scores(), "scorer": OWN_SCORER}
     if counts.invalid_trees == 0 and not exclude_upos:
         try:
-            official = official_scores(gold_path, predicted_path)
+            official = official_scores(gold_path, predicted_path, [index for index, _ in counts.skipped])
         except ConlluError as refusal:
             return counts, {**scores, "official_refused": str(refusal)}
         for metric in ("UAS", "LAS"):
@@ -345,6 +413,8 @@ class EnhancedCounts:
     gold_graphs: int = 0
     predicted_graphs: int = 0
     universal_repeats: int = 0
+    # with `skip_invalid_trees`: the gold sentences left out as their HEAD column is not a tree, `(index, why)`
+    skipped: List[Tuple[int, str]] = field(default_factory=list)
 
     def scores(self) -> Dict[str, float]:
         """`ELAS` and `EULAS`: F1 (fractions; 0 when neither file has an edge)."""
@@ -357,15 +427,18 @@ def count_enhanced(
     predicted_sentences: Iterable[ConlluSentence],
     gold_name: str = "gold",
     predicted_name: str = "predicted",
+    skip_invalid_trees: bool = False,
 ) -> EnhancedCounts:
     """
     Counts the edges of the enhanced graphs (`enhanced_graph`: empty nodes collapsed) of aligned sentences
     and the predicted ones that are right with their full label (ELAS) and with its universal part (EULAS).
     A sentence without enhanced annotation has no edges. Raises `AlignmentError` when the sentences or words
-    do not align, `ConlluError` at a malformed DEPS.
+    do not align, `ConlluError` at a malformed DEPS or a gold sentence whose basic tree (HEAD) is not one,
+    which `skip_invalid_trees` leaves out instead (`skipped`); the enhanced graph itself may have cycles.
     """
     counts = EnhancedCounts()
-    for gold, predicted in aligned_sentences(gold_sentences, predicted_sentences, gold_name, predicted_name):
+    pairs = aligned_sentences(gold_sentences, predicted_sentences, gold_name, predicted_name)
+    for gold, predicted in gold_trees(pairs, skip_invalid_trees, counts.skipped):
         for word_id in range(1, len(gold) + 1):
             check_same_form(gold, predicted, word_id)
         gold_graph, predicted_graph = enhanced_graph(gold), enhanced_graph(predicted)
@@ -392,9 +465,9 @@ def _universal(edges: Sequence[Tuple[int, str]]) -> List[Tuple[int, str]]:
     return [(head, universal_enhanced_label(label)) for head, label in edges]
 
 
-def count_enhanced_files(gold_path: str, predicted_path: str) -> EnhancedCounts:
+def count_enhanced_files(gold_path: str, predicted_path: str, skip_invalid_trees: bool = False) -> EnhancedCounts:
     return count_enhanced(read_sentences(gold_path), read_sentences(predicted_path), str(gold_path),
-                          str(predicted_path))
+                          str(predicted_path), skip_invalid_trees)
 
 
 def has_enhanced_graph(path: str) -> bool:
@@ -402,24 +475,43 @@ def has_enhanced_graph(path: str) -> bool:
     return any(enhanced_graph(sentence) is not None for sentence in read_sentences(path))
 
 
-def write_collapsed(path: str, collapsed_path: str) -> Callable[[int], int]:
+def write_collapsed(path: str, collapsed_path: str, skip_sentences: Collection[int] = ()) -> Callable[[int], int]:
     """
     Writes a copy of a CoNLL-U file with each sentence's enhanced graph collapsed (DEPS from
     `enhanced_graph`, no empty-node lines; everything else as read) and returns the map from a line of the
-    copy to the line of the original it comes from (for error messages).
+    copy to the line of the original it comes from (for error messages). `skip_sentences`: 0-based indexes
+    of sentences to leave out.
     """
+    return write_copy(path, collapsed_path, skip_sentences, collapse=True)
+
+
+def write_copy(
+    path: str, copy_path: str, skip_sentences: Collection[int] = (), collapse: bool = False
+) -> Callable[[int], int]:
+    """
+    Writes a copy of a CoNLL-U file without the sentences whose 0-based indexes are in `skip_sentences`,
+    each other one as read (`format_gold`) or, with `collapse`, with its enhanced graph collapsed
+    (`write_collapsed`), and returns the map from a line of the copy to the line of the original.
+    """
+    skip = set(skip_sentences)
     original = [0]  # line 0: none
-    with open(collapsed_path, "w", encoding="utf-8") as collapsed:
-        for sentence in read_sentences(path):
-            collapsed.write(format_sentence(sentence, sentence.heads, sentence.deprels,
-                                            deps=enhanced_graph(sentence), collapsed=True))
-            original += [number for line, number in zip(sentence.lines, sentence.line_numbers)
-                         if not is_empty_node_line(line)]
+    with open(copy_path, "w", encoding="utf-8") as copy:
+        for index, sentence in enumerate(read_sentences(path)):
+            if index in skip:
+                continue
+            if collapse:
+                copy.write(format_sentence(sentence, sentence.heads, sentence.deprels,
+                                           deps=enhanced_graph(sentence), collapsed=True))
+                original += [number for line, number in zip(sentence.lines, sentence.line_numbers)
+                             if not is_empty_node_line(line)]
+            else:
+                copy.write(format_gold(sentence))
+                original += sentence.line_numbers
             original.append(sentence.line_numbers[-1] + 1)  # the blank line that ends it
     return lambda line: original[line] if 0 <= line < len(original) else line
 
 
-def enhanced_scores(gold_path: str, predicted_path: str) -> Dict[str, float]:
+def enhanced_scores(gold_path: str, predicted_path: str, skip_sentences: Collection[int] = ()) -> Dict[str, float]:
     """
     ELAS and EULAS (F1, fractions) of `predicted_path` against `gold_path` by the CoNLL 2018 / IWPT
     evaluation (`udtools.udeval`), both files' empty nodes collapsed first (temporary copies written by
@@ -431,6 +523,8 @@ def enhanced_scores(gold_path: str, predicted_path: str) -> Dict[str, float]:
         A gold CoNLL-U file with enhanced graphs.
     predicted_path : `str`
         A prediction of the same sentences and words, with enhanced graphs.
+    skip_sentences : `Collection[int]`, optional (default = `()`)
+        0-based indexes of sentences left out of both files (`EnhancedCounts.skipped`).
 
     # Raises
 
@@ -443,26 +537,30 @@ def enhanced_scores(gold_path: str, predicted_path: str) -> Dict[str, float]:
             raise ValueError(f"{path}: the {role} has no enhanced graph (DEPS is _ everywhere): ELAS is not scored")
     with tempfile.TemporaryDirectory(prefix="seqgraph_enhanced_") as folder:
         copies = (os.path.join(folder, "gold.conllu"), os.path.join(folder, "predicted.conllu"))
-        line_maps = (write_collapsed(gold_path, copies[0]), write_collapsed(predicted_path, copies[1]))
+        line_maps = (write_collapsed(gold_path, copies[0], skip_sentences),
+                     write_collapsed(predicted_path, copies[1], skip_sentences))
         scores = _udeval(*copies, names=(str(gold_path), str(predicted_path)), original_lines=line_maps)
     return {metric: scores[metric].f1 for metric in ENHANCED_METRICS}
 
 
-def enhanced_report(gold_path: str, predicted_path: str) -> Tuple[Optional[EnhancedCounts], Dict[str, Any]]:
+def enhanced_report(
+    gold_path: str, predicted_path: str, skip_invalid_trees: bool = False
+) -> Tuple[Optional[EnhancedCounts], Dict[str, Any]]:
     """
     This module's enhanced counts and what to report of ELAS and EULAS: `{}` when neither file has an enhanced
     graph; `{"enhanced_not_scored": why}` when only one has; else udeval's `ELAS` and `EULAS`
     (`enhanced_scores`) and `enhanced_scorer`. Raises `ValueError` where this module's count disagrees with
     udeval: ELAS always, EULAS unless `universal_repeats` explains it (then both are reported, udeval's as
-    `EULAS`, this module's as `EULAS_matched_once`).
+    `EULAS`, this module's as `EULAS_matched_once`). A gold sentence whose basic tree is not one raises
+    `ConlluError`, or is left out with `skip_invalid_trees`, as in `score_report`.
     """
-    counts = count_enhanced_files(gold_path, predicted_path)
+    counts = count_enhanced_files(gold_path, predicted_path, skip_invalid_trees)
     if not counts.gold_graphs and not counts.predicted_graphs:
         return counts, {}
     if not counts.gold_graphs or not counts.predicted_graphs:
         missing = "the gold file" if not counts.gold_graphs else "the prediction"
         return counts, {"enhanced_not_scored": f"{missing} has no enhanced graph (DEPS is _ on every word)"}
-    official = enhanced_scores(gold_path, predicted_path)
+    official = enhanced_scores(gold_path, predicted_path, [index for index, _ in counts.skipped])
     own = counts.scores()
     report: Dict[str, Any] = {**official, "enhanced_scorer": ENHANCED_SCORER}
     for metric in ENHANCED_METRICS:
@@ -489,19 +587,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--require-trees", action="store_true",
                         help="refuse a predicted sentence that is not a tree with one root word, as the official "
                         "CoNLL 2018 script does (default: score it and report it)")
+    parser.add_argument("--skip-invalid-trees", action="store_true",
+                        help="leave out the gold sentences that are not trees (a cycle, no or several root words), "
+                        "in gold and prediction alike, and say how many, as the seqgraph_ud reader's "
+                        "skip_invalid_trees does (default: such a gold file is an error, as for the reader)")
     parser.add_argument("--exclude-upos", default="", metavar="TAGS",
                         help="comma-separated gold UPOS tags whose words are left out, e.g. PUNCT,SYM "
                         "(allennlp-models' punctuation-free UAS); default: every word counts")
     args = parser.parse_args(argv)
     exclude_upos = {tag.strip() for tag in args.exclude_upos.split(",") if tag.strip()}
     try:
-        counts, scores = score_report(args.gold, args.predicted, exclude_upos, args.require_trees)
-        enhanced_counts, enhanced = enhanced_report(args.gold, args.predicted)
+        counts, scores = score_report(args.gold, args.predicted, exclude_upos, args.require_trees,
+                                      args.skip_invalid_trees)
+        enhanced_counts, enhanced = enhanced_report(args.gold, args.predicted, args.skip_invalid_trees)
     except (ValueError, OSError) as error:  # ConlluError and AlignmentError are ValueErrors
         print(f"error: {error}", file=sys.stderr)
         return 1
+    skipped = {"skipped_invalid_trees": len(counts.skipped)} if args.skip_invalid_trees else {}
     if args.json:
-        print(json.dumps({**scores, "invalid_trees": counts.invalid_trees, **enhanced}))
+        print(json.dumps({**scores, "invalid_trees": counts.invalid_trees, **skipped, **enhanced}))
         return 0
     details = {
         "UAS": f"{counts.unlabeled_correct}/{counts.words} words",
@@ -522,8 +626,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               f"word (the official CoNLL 2018 script refuses such a file); the first: {counts.first_invalid_tree}")
     else:
         print(f"trees: all {counts.sentences} predicted sentences are trees with one root word")
+    if args.skip_invalid_trees:
+        print_skipped(counts)
     print_enhanced(enhanced_counts, enhanced)
     return 0
+
+
+def print_skipped(counts: AttachmentCounts) -> None:
+    """The `skipped:` line of `--skip-invalid-trees`."""
+    total = counts.sentences + len(counts.skipped)
+    if not counts.skipped:
+        print(f"skipped: none, all {total} gold sentences are trees")
+        return
+    print(f"skipped: {len(counts.skipped)} of {total} gold sentences are not trees and were left out of every score, "
+          f"with their predictions; the first: {counts.skipped[0][1]}")
 
 
 def print_enhanced(counts: Optional[EnhancedCounts], report: Dict[str, Any]) -> None:

@@ -12,7 +12,13 @@ from allennlp.data.instance import Instance
 from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenCharactersIndexer, TokenIndexer
 from allennlp.data.tokenizers import Token
 
-from seqgraph_allennlp.common.conllu import ConlluError, ConlluSentence, check_tree, read_sentences
+from seqgraph_allennlp.common.conllu import (
+    ConlluError,
+    ConlluSentence,
+    check_complete_columns,
+    check_tree,
+    read_sentences,
+)
 from seqgraph_allennlp.common.enhanced import EnhancedGraph, enhanced_graph
 
 logger = logging.getLogger(__name__)
@@ -84,6 +90,57 @@ class NodeAdjacencyField(AdjacencyField):
         return NodeAdjacencyField([], self.sequence_field.empty_field(), [], self._label_namespace)
 
 
+def not_empty(sentences: Iterable[ConlluSentence], file_path: str) -> Iterator[ConlluSentence]:
+    """
+    `sentences`, and a `ConlluError` at their end if there was none: an empty file would otherwise train on
+    nothing, evaluate to no metrics, or predict an empty output, each without a word.
+    """
+    empty = True
+    for sentence in sentences:
+        empty = False
+        yield sentence
+    if empty:
+        raise ConlluError(file_path, None, "no sentences: the file is empty")
+
+
+def check_gold_tree(sentence: ConlluSentence) -> None:
+    """Raises `ConlluError` at the first word of a sentence without its gold tree (HEAD and DEPREL)."""
+    if sentence.has_gold_tree:
+        return
+    missing = [
+        name for name, given in (("HEAD", sentence.has_heads), ("DEPREL", "_" not in sentence.deprels)) if not given
+    ]
+    raise ConlluError(
+        sentence.file_path,
+        sentence.words[0].line_number,
+        f"sentence starting at line {sentence.start_line} has no gold {' and '.join(missing)} ('_' on every "
+        "word): evaluation needs the gold tree of every sentence (allennlp predict parses text without one)",
+    )
+
+
+# what `check_same_targets` calls each target that the reader may add
+TARGET_NAMES = ("UPOS", "enhanced graph (DEPS)")
+
+
+def check_same_targets(
+    sentence: ConlluSentence, targets: Tuple[bool, ...], first: ConlluSentence, first_targets: Tuple[bool, ...]
+) -> None:
+    """
+    Raises `ConlluError` at the first word of `sentence` when it has a target (`TARGET_NAMES`: UPOS, DEPS)
+    that the `first` sentence lacks, or lacks one it has: AllenNLP cannot batch such instances together.
+    """
+    for name, has, first_has in zip(TARGET_NAMES, targets, first_targets):
+        if has == first_has:
+            continue
+        this, other = ("has", "has none") if has else ("has no", "has one")
+        raise ConlluError(
+            sentence.file_path,
+            sentence.words[0].line_number,
+            f"sentence starting at line {sentence.start_line} {this} gold {name} but the sentence starting at "
+            f"line {first.start_line} {other}: evaluation needs it on every sentence or on none",
+        )
+
+
 @DatasetReader.register("seqgraph_ud")
 class SeqGraphUDReader(DatasetReader):
     """
@@ -138,6 +195,13 @@ class SeqGraphUDReader(DatasetReader):
     skip_invalid_trees : `bool`, optional (default = `False`)
         A sentence whose gold heads are not a tree (no root word, several, or a cycle) is an error; with
         `True` it is skipped with a warning naming the file and line instead.
+    require_gold : `bool`, optional (default = `False`)
+        Every sentence must have its gold tree (HEAD and DEPREL on every word), and the targets that
+        `upos_targets` and `enhanced` add must be on every sentence or on none; a sentence that breaks this
+        raises `ConlluError`. This is what evaluation needs: a sentence without gold cannot be scored (a file
+        of raw text would score UAS 0), and AllenNLP cannot batch it with annotated ones. `allennlp evaluate
+        ... --include-package seqgraph_allennlp` turns it on for the reader it evaluates with
+        (`seqgraph_allennlp.common.command_line`); off, raw text (`_` in every HEAD) is read for prediction.
     max_sentences : `int`, optional (default = `None`)
         Read only the first `max_sentences` sentences of each file (skipped ones included), e.g. to train
         on a subset. `None` reads them all.
@@ -151,7 +215,9 @@ class SeqGraphUDReader(DatasetReader):
         always done by this reader.
 
     Malformed input raises `seqgraph_allennlp.common.conllu.ConlluError`, whose message names the file
-    and line.
+    and line: besides what `read_sentences` refuses, a sentence whose HEAD or DEPREL (and UPOS or XPOS,
+    where `pos_tags` or `upos_targets` use it) is `_` on some words but not on others
+    (`check_complete_columns`), and a file with no sentence (nothing to train on, evaluate or parse).
     """
 
     def __init__(
@@ -161,6 +227,7 @@ class SeqGraphUDReader(DatasetReader):
         upos_targets: bool = False,
         enhanced: bool = False,
         skip_invalid_trees: bool = False,
+        require_gold: bool = False,
         max_sentences: Optional[int] = None,
         language: Optional[str] = None,
         **kwargs,
@@ -183,6 +250,7 @@ class SeqGraphUDReader(DatasetReader):
         self.upos_targets = upos_targets
         self.enhanced = enhanced
         self.skip_invalid_trees = skip_invalid_trees
+        self.require_gold = require_gold
         self.max_sentences = max_sentences
         self.language = language
 
@@ -190,19 +258,36 @@ class SeqGraphUDReader(DatasetReader):
         # A URL is downloaded to the cache; error messages still name what the user wrote.
         local_path = cached_path(file_path)
         logger.info("Reading CoNLL-U sentences from %s", file_path)
-        sentences: Iterator[ConlluSentence] = read_sentences(local_path, display_path=str(file_path))
+        sentences: Iterator[ConlluSentence] = not_empty(
+            read_sentences(local_path, display_path=str(file_path)), str(file_path)
+        )
         if self.max_sentences is not None:
             # Cut before sharding, so that all workers together read the same first sentences.
             sentences = itertools.islice(sentences, self.max_sentences)
         yield from self.sentences_to_instances(self.shard_iterable(sentences))
 
+    @property
+    def annotated_columns(self) -> Tuple[str, ...]:
+        """The columns (`ConlluWord` attributes) a sentence must give on every word or on none."""
+        columns = ("head", "deprel")
+        if self.upos_targets or self.pos_tags == "upos":
+            columns += ("upos",)
+        if self.pos_tags == "xpos":
+            columns += ("xpos",)
+        return columns
+
     def sentences_to_instances(self, sentences: Iterable[ConlluSentence]) -> Iterator[Instance]:
         """
         The instances of CoNLL-U sentences (read from a file or parsed from a string), in order: a
-        sentence whose gold heads are not a tree raises `ConlluError`, or is skipped with a warning when
-        `skip_invalid_trees`.
+        sentence with a column given on some words only (`annotated_columns`) raises `ConlluError`; one
+        whose gold heads are not a tree too, or is skipped with a warning when `skip_invalid_trees`; with
+        `require_gold`, so does a sentence without its gold tree, or whose targets differ from the first
+        sentence's.
         """
+        # with `require_gold`: the first sentence and which targets it has, that every other must have
+        first: Optional[Tuple[ConlluSentence, Tuple[bool, ...]]] = None
         for sentence in sentences:
+            check_complete_columns(sentence, self.annotated_columns)
             if sentence.has_heads:
                 try:
                     check_tree(sentence)
@@ -214,6 +299,12 @@ class SeqGraphUDReader(DatasetReader):
             has_upos = all(tag != "_" for tag in sentence.upos)
             # parsed whether or not it is a target: a malformed DEPS is an error in either case
             graph = enhanced_graph(sentence)
+            if self.require_gold:
+                check_gold_tree(sentence)
+                targets = (self.upos_targets and has_upos, self.enhanced and graph is not None)
+                if first is None:
+                    first = sentence, targets
+                check_same_targets(sentence, targets, *first)
             yield self.text_to_instance(
                 sentence.forms,
                 getattr(sentence, self.pos_tags) if self.pos_tags else None,

@@ -9,7 +9,7 @@ from allennlp_models.structured_prediction.models.biaffine_dependency_parser imp
 )
 
 from seqgraph_allennlp.modules.bilinear import MatmulBilinear, MatmulBilinearMatrixAttention
-from seqgraph_allennlp.structs.tree import single_root_mst
+from seqgraph_allennlp.structs.tree import is_root_relation, root_label_support, single_root_mst
 from seqgraph_allennlp.training.attachment_scores import (
     UniversalRelationAttachmentScores,
     gold_universal_labels,
@@ -22,7 +22,9 @@ class Conll18BiaffineParser(BiaffineDependencyParser):
     """
     allennlp-models' `biaffine_parser` (Dozat & Manning, 2017), unchanged but for its decoder and its scorer.
     Its MST decoding gives one root word (`structs.tree.single_root_mst`), as Dozat & Manning's parser and
-    Stanza do: the original can attach several words to the root, a tree the CoNLL 2018 evaluation rejects.
+    Stanza do: the original can attach several words to the root, a tree the CoNLL 2018 evaluation rejects;
+    and that word, and only it, gets the label `root` (`structs.tree.root_label_support`), the tree being
+    the one the original's energies give.
     For its scorer: the original
     drops words with punctuation POS tags from UAS/LAS and compares full relations (`nmod:poss`) for LAS,
     while the CoNLL 2018 definition, used by every other row of this project's tables, counts every word
@@ -44,6 +46,9 @@ class Conll18BiaffineParser(BiaffineDependencyParser):
                   for index in range(vocab.get_vocab_size("head_tags"))]
         self._attachment_scores = UniversalRelationAttachmentScores(universal_label_table(labels))
         self._labels = labels
+        self.register_buffer(
+            "_root_label", torch.tensor([is_root_relation(label) for label in labels]), persistent=False
+        )
         bilinear = self.tag_bilinear
         self.tag_bilinear = MatmulBilinear(bilinear.in1_features, bilinear.in2_features, bilinear.out_features)
         self.tag_bilinear.load_state_dict(bilinear.state_dict())
@@ -84,17 +89,25 @@ class Conll18BiaffineParser(BiaffineDependencyParser):
             output_dict.pop(key, None)
         return super().make_output_human_readable(output_dict)
 
-    @staticmethod
-    def _run_mst_decoding(batch_energy: torch.Tensor, lengths: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    def _run_mst_decoding(self, batch_energy: torch.Tensor, lengths: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         """
         allennlp-models' `_run_mst_decoding` (the same energies: the best label's probability times the
-        head's, no word heading the root) with a single root word.
+        head's, no word heading the root) with a single root word, and each edge of the tree labelled with
+        its best label among those its head allows: `root` exactly on the edge from the root
+        (`structs.tree.root_label_support`; the original takes the best of all labels, so a word attached to
+        0 could come out as `aux`). The tree is the one the original energies give.
         """
         heads, head_tags = [], []
+        num_nodes = batch_energy.size(-1)
+        # shape (num_labels, V, V): the labels each edge may take
+        candidate_heads = torch.arange(num_nodes).unsqueeze(1).expand(num_nodes, num_nodes)
+        label_support = root_label_support(candidate_heads, self._root_label.cpu()).permute(2, 0, 1)
         for energy, length in zip(batch_energy.detach().cpu(), lengths):
-            # shape (V, V): the best label of every edge, and its energy
-            scores, tag_ids = energy.max(dim=0)
+            # shape (V, V): the energy of every edge with its best label
+            scores = energy.max(dim=0).values
             scores[:, 0] = 0
+            # energies are probabilities: -1 puts a label its head does not allow below all of them
+            tag_ids = energy.masked_fill(~label_support, -1.0).argmax(dim=0)
             instance_heads = single_root_mst(scores.numpy(), int(length))
             dependents = numpy.arange(len(instance_heads))
             instance_head_tags = tag_ids.numpy()[instance_heads, dependents]

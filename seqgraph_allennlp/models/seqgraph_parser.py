@@ -9,7 +9,7 @@ from allennlp.models.model import Model
 from allennlp.modules import FeedForward, InputVariationalDropout, Seq2SeqEncoder, TextFieldEmbedder
 from allennlp.modules.token_embedders import Embedding
 from allennlp.nn import Activation, InitializerApplicator
-from allennlp.nn.util import get_final_encoder_states, get_text_field_mask, masked_log_softmax
+from allennlp.nn.util import get_final_encoder_states, get_text_field_mask
 from allennlp.training.metrics import Average, CategoricalAccuracy
 
 from seqgraph_allennlp.common.errors import SentenceTooLongError
@@ -38,10 +38,13 @@ from seqgraph_allennlp.structs.tree import (
     ValidDecoding,
     greedy_valid_decode,
     heads_to_adjacency,
+    is_root_relation,
     mst_decode,
     policy_mask,
+    root_label_support,
     running_sum_log_probs,
     state_gold_log_probs,
+    support_log_softmax,
     word_mask,
 )
 from seqgraph_allennlp.training.enhanced_scores import (
@@ -357,6 +360,10 @@ class SeqGraphParser(Model):
             )
             # CoNLL 2018 LAS compares universal relations only (nmod:poss counts as nmod)
             self.register_buffer("_universal_label", universal_label_table(labels), persistent=False)
+            # `root` exactly for the words attached to 0 (`root_label_support`)
+            self.register_buffer(
+                "_root_label", torch.tensor([is_root_relation(label) for label in labels]), persistent=False
+            )
             self._labels = labels
 
         self._dropout = InputVariationalDropout(dropout)
@@ -395,6 +402,11 @@ class SeqGraphParser(Model):
             self.register_buffer(
                 "_unpredictable_enhanced",
                 torch.tensor([label in (vocab._padding_token, vocab._oov_token) for label in enhanced_labels]),
+                persistent=False,
+            )
+            self.register_buffer(
+                "_root_enhanced",
+                torch.tensor([is_root_relation(label) for label in enhanced_labels]),
                 persistent=False,
             )
             self._enhanced_labels = enhanced_labels
@@ -504,9 +516,11 @@ class SeqGraphParser(Model):
 
         # Returns
 
-        `heads` and `head_tags` `(batch_size, V)` (root first), `edges` `(batch_size, N, 2)` in generation
-        order, `edge_steps` and `edge_probabilities` `(batch_size, N)`, `mask` `(batch_size, V)`, and with
-        gold heads `loss` (the mean KL plus `label_loss`). With `predict_upos`, `upos` `(batch_size, N)`, the
+        The losses (`_search_losses`, `_label_losses`, `_upos_loss`: with gold heads `kl_loss`, the mean KL, and
+        `head_selection_loss`, `label_loss`) and their weighted sum `loss` (`_loss_weights`); then, unless
+        training on gold heads, `decode`'s output: `heads` and `head_tags` `(batch_size, V)` (root first),
+        `edges` `(batch_size, N, 2)` in generation order, `edge_steps` and `edge_probabilities`
+        `(batch_size, N)`; always `mask` `(batch_size, V)`. With `predict_upos`, `upos` `(batch_size, N)`, the
         predicted tags, and with gold `upos_tags` `upos_loss`, added to `loss` times `upos_loss_weight`.
         With `predict_enhanced`, `enhanced_edges` `(batch_size, E, 2)` (the tree's edges, then the extra ones;
         -1 on padding) and their `enhanced_tags` `(batch_size, E)`, the graph phase's `extra_edges`
@@ -517,77 +531,154 @@ class SeqGraphParser(Model):
         decoding = self._decoding_options(decoding)
         initial_scores, encoded, final_state, node_mask = self._encode(words, pos_tags)
         batch_size = node_mask.size(0)
-        # shape (batch_size, N): the words, without the root
-        mask = node_mask[:, 1:]
-
-        output: Dict[str, Any] = {"mask": node_mask}
         gold_heads = None
-        gold_graph = enhanced_tags >= 0 if self.predict_enhanced and enhanced_tags is not None else None
         if head_indices is not None:
             gold_heads = torch.cat([head_indices.new_zeros(batch_size, 1), head_indices], dim=1)
-            kl = self._learning_to_search_loss(
-                initial_scores, encoded, final_state, node_mask, gold_heads, gold_graph
-            )
-            self._kl(kl.item())
-            output["loss"] = kl
-            if self.head_selection_weight > 0:
-                head_nll = self._head_selection_loss(initial_scores, node_mask, gold_heads)
-                self._head_nll(head_nll.item())
-                output["head_selection_loss"] = head_nll
-                output["loss"] = output["loss"] + self.head_selection_weight * head_nll
-            if self.training:
-                self.oracle.update()
+        gold_graph = enhanced_tags >= 0 if self.predict_enhanced and enhanced_tags is not None else None
 
-        if self.predict_labels:
-            head_tag_representation = self._dropout(self.head_tag_feedforward(encoded))
-            dependent_tag_representation = self._dropout(self.dependent_tag_feedforward(encoded))
-            if gold_heads is not None and head_tags is not None:
-                gold_labels = torch.cat([head_tags.new_zeros(batch_size, 1), head_tags], dim=1)
-                label_log_probs = torch.log_softmax(
-                    self._label_logits(head_tag_representation, dependent_tag_representation, gold_heads),
-                    dim=-1,
-                )
-                # shape (batch_size, V)
-                label_nll = -label_log_probs.gather(-1, gold_labels.unsqueeze(-1)).squeeze(-1)
-                words = word_mask(node_mask)
-                label_loss = (label_nll * words).sum() / words.sum().clamp(min=1)
-                output["label_loss"] = label_loss
-                output["loss"] = output["loss"] + label_loss
-            if gold_graph is not None:
-                enhanced_label_loss = self._enhanced_label_loss_of(
-                    head_tag_representation, dependent_tag_representation, enhanced_tags
-                )
-                self._enhanced_label_loss(enhanced_label_loss.item())
-                output["enhanced_label_loss"] = enhanced_label_loss
-                output["loss"] = output["loss"] + enhanced_label_loss if "loss" in output else enhanced_label_loss
-
+        output: Dict[str, Any] = {"mask": node_mask}
+        # the losses' parts in this order (so are the dropout masks and the roll-in's coins drawn): the
+        # tree's (and graph's) KL and head selection, the labels', the UPOS tagger's
+        if gold_heads is not None:
+            output.update(self._search_losses(initial_scores, encoded, final_state, node_mask, gold_heads, gold_graph))
+        representations = self._label_representations(encoded) if self.predict_labels else None
+        if representations is not None:
+            output.update(self._label_losses(representations, node_mask, gold_heads, head_tags, enhanced_tags))
         if self.predict_upos:
-            # shape (batch_size, N, num_upos): from the words' encoder states, the root left out
-            upos_logits = self.upos_projection(self._dropout(self.upos_feedforward(encoded[:, 1:])))
-            predictable_logits = upos_logits.masked_fill(self._unpredictable_upos, float("-inf"))
-            output["upos"] = predictable_logits.argmax(dim=-1)
+            upos_logits = self._upos_logits(encoded)
+            output["upos"] = upos_logits.masked_fill(self._unpredictable_upos, float("-inf")).argmax(dim=-1)
             if upos_tags is not None:
-                upos_log_probs = torch.log_softmax(upos_logits, dim=-1)
-                # shape (batch_size, N)
-                upos_nll = -upos_log_probs.gather(-1, upos_tags.unsqueeze(-1)).squeeze(-1)
-                upos_loss = (upos_nll * mask).sum() / mask.sum().clamp(min=1)
-                output["upos_loss"] = upos_loss
-                # tags without heads (a treebank with UPOS and `_` heads) still give a loss
-                weighted = self.upos_loss_weight * upos_loss
-                output["loss"] = output["loss"] + weighted if "loss" in output else weighted
-                self._upos_accuracy(predictable_logits, upos_tags, mask.contiguous())
+                output["upos_loss"] = self._upos_loss(upos_logits, upos_tags, node_mask[:, 1:])
+        losses = [output[name] * weight for name, weight in self._loss_weights().items() if name in output]
+        if losses:
+            output["loss"] = sum(losses[1:], losses[0])
 
         if self.training and gold_heads is not None:
             # during training the decoder would only feed the metrics, at the cost of a second walk through
             # every step: training batches report their losses, UAS and LAS come from validation
             return output
 
+        output.update(self.decode(initial_scores, encoded, final_state, node_mask, representations, decoding))
+        self._update_metrics(output, node_mask, metadata, head_indices, head_tags, enhanced_tags)
+        if metadata is not None:
+            output["words"] = [instance["words"] for instance in metadata]
+        return output
+
+    def _loss_weights(self) -> Dict[str, float]:
+        """Each loss term of the output and its weight in `loss` (a term absent from the output adds nothing)."""
+        return {
+            "kl_loss": 1.0,
+            "head_selection_loss": self.head_selection_weight,
+            "label_loss": 1.0,
+            "enhanced_label_loss": 1.0,
+            "upos_loss": self.upos_loss_weight,
+        }
+
+    def _search_losses(
+        self,
+        initial_scores: torch.Tensor,
+        encoded: torch.Tensor,
+        final_state: torch.Tensor,
+        node_mask: torch.BoolTensor,
+        gold_heads: torch.LongTensor,
+        gold_graph: Optional[torch.BoolTensor],
+    ) -> Dict[str, torch.Tensor]:
+        """
+        The learning-to-search loss (`kl_loss`, equation 6, over the tree's states and, with `gold_graph`, the
+        graph phase's) and with `head_selection_weight` > 0 the per-word head cross-entropy on `S_0`
+        (`head_selection_loss`); the oracle's schedule steps once per training batch.
+        """
+        kl = self._learning_to_search_loss(initial_scores, encoded, final_state, node_mask, gold_heads, gold_graph)
+        self._kl(kl.item())
+        losses = {"kl_loss": kl}
+        if self.head_selection_weight > 0:
+            head_nll = self._head_selection_loss(initial_scores, node_mask, gold_heads)
+            self._head_nll(head_nll.item())
+            losses["head_selection_loss"] = head_nll
+        if self.training:
+            self.oracle.update()
+        return losses
+
+    def _label_representations(self, encoded: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        """The label MLPs' head and dependent representations `(batch_size, V, tag_representation_dim)`."""
+        return (
+            self._dropout(self.head_tag_feedforward(encoded)),
+            self._dropout(self.dependent_tag_feedforward(encoded)),
+        )
+
+    def _label_losses(
+        self,
+        representations: Tuple[torch.Tensor, torch.Tensor],
+        node_mask: torch.BoolTensor,
+        gold_heads: Optional[torch.LongTensor],
+        head_tags: Optional[torch.LongTensor],
+        enhanced_tags: Optional[torch.LongTensor],
+    ) -> Dict[str, torch.Tensor]:
+        """
+        The cross-entropy of the gold relations given the gold heads (`label_loss`) and with the gold graph of
+        its enhanced labels given its edges (`enhanced_label_loss`), each a mean over its words or edges.
+        """
+        losses = {}
+        head_representation, dependent_representation = representations
+        if gold_heads is not None and head_tags is not None:
+            gold_labels = torch.cat([head_tags.new_zeros(head_tags.size(0), 1), head_tags], dim=1)
+            label_log_probs = torch.log_softmax(
+                self._label_logits(head_representation, dependent_representation, gold_heads), dim=-1
+            )
+            # shape (batch_size, V)
+            label_nll = -label_log_probs.gather(-1, gold_labels.unsqueeze(-1)).squeeze(-1)
+            words = word_mask(node_mask)
+            losses["label_loss"] = (label_nll * words).sum() / words.sum().clamp(min=1)
+        if self.predict_enhanced and enhanced_tags is not None:
+            enhanced_label_loss = self._enhanced_label_loss_of(
+                head_representation, dependent_representation, enhanced_tags
+            )
+            self._enhanced_label_loss(enhanced_label_loss.item())
+            losses["enhanced_label_loss"] = enhanced_label_loss
+        return losses
+
+    def _upos_logits(self, encoded: torch.Tensor) -> torch.Tensor:
+        """
+        `(batch_size, N, num_upos)` UPOS scores from the words' encoder states (the root left out); the
+        namespace's padding and unknown entries are never predicted, but stay in the loss's softmax, as
+        every tagger row was trained.
+        """
+        return self.upos_projection(self._dropout(self.upos_feedforward(encoded[:, 1:])))
+
+    def _upos_loss(
+        self, upos_logits: torch.Tensor, upos_tags: torch.LongTensor, mask: torch.BoolTensor
+    ) -> torch.Tensor:
+        """
+        The tagger's mean cross-entropy over the words (`mask` `(batch_size, N)`), counted in `UPOS` on every
+        batch (tags without heads, a treebank with UPOS and `_` heads, still give a loss).
+        """
+        upos_log_probs = torch.log_softmax(upos_logits, dim=-1)
+        # shape (batch_size, N)
+        upos_nll = -upos_log_probs.gather(-1, upos_tags.unsqueeze(-1)).squeeze(-1)
+        predictable = upos_logits.masked_fill(self._unpredictable_upos, float("-inf"))
+        self._upos_accuracy(predictable, upos_tags, mask.contiguous())
+        return (upos_nll * mask).sum() / mask.sum().clamp(min=1)
+
+    def decode(
+        self,
+        initial_scores: torch.Tensor,
+        encoded: torch.Tensor,
+        final_state: torch.Tensor,
+        node_mask: torch.BoolTensor,
+        representations: Optional[Tuple[torch.Tensor, torch.Tensor]],
+        decoding: DecodingOptions,
+    ) -> Dict[str, torch.Tensor]:
+        """
+        The tree (`heads`, and for the valid decoder `edges`, `edge_steps`, `edge_probabilities`), its
+        relations (`head_tags`, 0 without a label classifier), and with `predict_enhanced` the graph phase's
+        `extra_edges`, `extra_edge_probabilities` and the graph's `enhanced_edges` with their `enhanced_tags`.
+        """
+        output: Dict[str, torch.Tensor] = {}
         if self.predict_enhanced:
             heads, valid_decoding, graph_decoding = self._decode_graph(
                 initial_scores, encoded, final_state, node_mask, decoding
             )
-            extra_edges = graph_decoding.extra_edges
-            output["extra_edges"] = extra_edges
+            output["extra_edges"] = graph_decoding.extra_edges
             output["extra_edge_probabilities"] = graph_decoding.extra_probabilities
         else:
             heads, valid_decoding = self._decode(initial_scores, encoded, final_state, node_mask, decoding)
@@ -596,50 +687,71 @@ class SeqGraphParser(Model):
             output["edges"] = valid_decoding.edges
             output["edge_steps"] = valid_decoding.edge_steps
             output["edge_probabilities"] = valid_decoding.edge_probabilities
-
-        predicted_labels = torch.zeros_like(heads)
-        if self.predict_labels:
-            predicted_labels = (
-                self._label_logits(head_tag_representation, dependent_tag_representation, heads)
-                .masked_fill(self._unpredictable_label, float("-inf"))
-                .argmax(dim=-1)
-            )
-        output["head_tags"] = predicted_labels
+        output["head_tags"] = (
+            self._decode_labels(representations, heads) if representations is not None else torch.zeros_like(heads)
+        )
         if self.predict_enhanced:
             # the tree's edges (one per word; padding -1), then the extra ones
             words = word_mask(node_mask)
             dependents = torch.arange(heads.size(1), device=heads.device).expand_as(heads)
             tree_edges = torch.stack([heads, dependents], dim=-1)[:, 1:].masked_fill(~words[:, 1:, None], -1)
-            enhanced_edges = torch.cat([tree_edges, extra_edges], dim=1)
-            enhanced_labels = self._enhanced_pair_logits(
-                head_tag_representation, dependent_tag_representation, enhanced_edges.clamp(min=0)
-            ).masked_fill(self._unpredictable_enhanced, float("-inf")).argmax(dim=-1)
-            enhanced_labels = enhanced_labels.masked_fill(enhanced_edges[..., 0] < 0, -1)
+            enhanced_edges = torch.cat([tree_edges, output["extra_edges"]], dim=1)
             output["enhanced_edges"] = enhanced_edges
-            output["enhanced_tags"] = enhanced_labels
-            if gold_graph is not None:
-                uncounted = sum(instance.get("enhanced_uncounted", 0) for instance in metadata or [])
-                self._enhanced_scores(
-                    labelled_adjacency(enhanced_edges, enhanced_labels, node_mask.size(1)), enhanced_tags, uncounted
-                )
-
-        if gold_heads is not None:
-            # CoNLL 2018: every word counts, punctuation included
-            if self.predict_labels and head_tags is not None:
-                gold_universal = gold_universal_labels(metadata, self._labels, mask.size(1), mask.device)
-                self._attachment_scores(
-                    heads[:, 1:],
-                    self._universal_label[predicted_labels[:, 1:]],
-                    head_indices,
-                    self._universal_label[head_tags] if gold_universal is None else gold_universal,
-                    mask,
-                )
-            else:
-                # no labels to compare: LAS and LEM are dropped in get_metrics
-                self._attachment_scores(heads[:, 1:], heads[:, 1:], head_indices, head_indices, mask)
-        if metadata is not None:
-            output["words"] = [instance["words"] for instance in metadata]
+            output["enhanced_tags"] = self._decode_enhanced_labels(representations, enhanced_edges)
         return output
+
+    def _decode_labels(
+        self, representations: Tuple[torch.Tensor, torch.Tensor], heads: torch.LongTensor
+    ) -> torch.LongTensor:
+        """Each word's best relation given its head `(batch_size, V)`; `root` exactly for the root's dependents."""
+        unpredictable = self._unpredictable_label | ~root_label_support(heads, self._root_label)
+        return self._label_logits(*representations, heads).masked_fill(unpredictable, float("-inf")).argmax(dim=-1)
+
+    def _decode_enhanced_labels(
+        self, representations: Tuple[torch.Tensor, torch.Tensor], edges: torch.LongTensor
+    ) -> torch.LongTensor:
+        """
+        The best enhanced label of each `(batch_size, E, 2)` edge (-1 on padding); `root` exactly on the edges
+        from the root.
+        """
+        unpredictable = self._unpredictable_enhanced | ~root_label_support(edges[..., 0], self._root_enhanced)
+        labels = (
+            self._enhanced_pair_logits(*representations, edges.clamp(min=0))
+            .masked_fill(unpredictable, float("-inf"))
+            .argmax(dim=-1)
+        )
+        return labels.masked_fill(edges[..., 0] < 0, -1)
+
+    def _update_metrics(
+        self,
+        output: Dict[str, Any],
+        node_mask: torch.BoolTensor,
+        metadata: Optional[List[Dict[str, Any]]],
+        head_indices: Optional[torch.LongTensor],
+        head_tags: Optional[torch.LongTensor],
+        enhanced_tags: Optional[torch.LongTensor],
+    ) -> None:
+        """Attachment scores of the decoded tree (CoNLL 2018: every word, punctuation included), ELAS, EULAS."""
+        if self.predict_enhanced and enhanced_tags is not None:
+            uncounted = sum(instance.get("enhanced_uncounted", 0) for instance in metadata or [])
+            predicted = labelled_adjacency(output["enhanced_edges"], output["enhanced_tags"], node_mask.size(1))
+            self._enhanced_scores(predicted, enhanced_tags, uncounted)
+        if head_indices is None:
+            return
+        heads = output["heads"][:, 1:]
+        mask = node_mask[:, 1:]
+        if self.predict_labels and head_tags is not None:
+            gold_universal = gold_universal_labels(metadata, self._labels, mask.size(1), mask.device)
+            self._attachment_scores(
+                heads,
+                self._universal_label[output["head_tags"][:, 1:]],
+                head_indices,
+                self._universal_label[head_tags] if gold_universal is None else gold_universal,
+                mask,
+            )
+        else:
+            # no labels to compare: LAS and LEM are dropped in get_metrics
+            self._attachment_scores(heads, heads, head_indices, head_indices, mask)
 
     def _encode(
         self, words: TextFieldTensors, pos_tags: Optional[torch.LongTensor]
@@ -1085,14 +1197,15 @@ class SeqGraphParser(Model):
     ) -> torch.Tensor:
         """
         The mean over words of `-log p(gold head | word)` with `p` a softmax over each dependent's column of
-        `S_0` (Dozat & Manning's objective), over the real nodes other than the word itself.
+        `S_0` (Dozat & Manning's objective), over the real nodes other than the word itself; the others keep
+        no mass (`support_log_softmax`, as the policies).
         """
         num_nodes = node_mask.size(1)
         # shape (batch_size, V, V): [dependent, head]
         scores = initial_scores.transpose(1, 2)
         not_self = ~torch.eye(num_nodes, dtype=torch.bool, device=node_mask.device)
         head_mask = node_mask.unsqueeze(1) & not_self
-        log_probs = masked_log_softmax(scores, head_mask, dim=-1)
+        log_probs = support_log_softmax(scores, head_mask)
         # shape (batch_size, V)
         gold_log_probs = log_probs.gather(-1, gold_heads.unsqueeze(-1)).squeeze(-1)
         words = word_mask(node_mask)
@@ -1296,8 +1409,9 @@ class SeqGraphParser(Model):
         metrics["kl"] = self._kl.get_metric(reset)
         if self.head_selection_weight > 0:
             metrics["head_nll"] = self._head_nll.get_metric(reset)
-        if self.predict_upos:
-            # counted on training batches too: the tagger's argmax costs nothing next to the decoder
+        if self.predict_upos and self._upos_accuracy.total_count > 0:
+            # counted on training batches too: the tagger's argmax costs nothing next to the decoder; not
+            # reported at all where no gold tag was seen (a file without UPOS is not tagged 0 %)
             metrics["UPOS"] = self._upos_accuracy.get_metric(reset)
         return metrics
 

@@ -17,9 +17,7 @@ last entry, index `V * V`.
 from typing import Callable, NamedTuple, Optional, Tuple
 
 import torch
-from allennlp.nn.util import min_value_of_dtype
-
-from seqgraph_allennlp.structs.tree import pair_mask, transitive_closure, word_mask
+from seqgraph_allennlp.structs.tree import pair_mask, support_log_softmax, transitive_closure, word_mask
 
 
 def stop_index(num_nodes: int) -> int:
@@ -63,12 +61,13 @@ def action_log_probs(
 
     # Returns
 
-    `(batch_size, ..., V * V + 1)` log-probabilities, `STOP` last; invalid edges get the smallest float
-    (as `structs.tree.edge_log_probs`, so that no masked edge keeps mass).
+    `(batch_size, ..., V * V + 1)` log-probabilities, `STOP` last; invalid edges keep no mass
+    (`structs.tree.support_log_softmax`).
     """
-    flat_scores = scores.flatten(-2).masked_fill(~valid.flatten(-2), min_value_of_dtype(scores.dtype))
-    actions = torch.cat([flat_scores, stop_scores.unsqueeze(-1).to(flat_scores.dtype)], dim=-1)
-    return torch.log_softmax(actions, dim=-1)
+    flat_valid = valid.flatten(-2)
+    actions = torch.cat([scores.flatten(-2), stop_scores.unsqueeze(-1).to(scores.dtype)], dim=-1)
+    support = torch.cat([flat_valid, flat_valid.new_ones(flat_valid.shape[:-1] + (1,))], dim=-1)
+    return support_log_softmax(actions, support)
 
 
 def free_graph_edges(

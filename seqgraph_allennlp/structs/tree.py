@@ -17,7 +17,7 @@ from typing import Callable, List, NamedTuple, Optional, Tuple
 import numpy
 import torch
 from allennlp.nn.chu_liu_edmonds import decode_mst
-from allennlp.nn.util import min_value_of_dtype, replace_masked_values
+from allennlp.nn.util import min_value_of_dtype
 
 # What a policy is normalised over: all `V x V` edges (equation 5) or the edges valid in the state. The
 # model's config key and the decoder's argument share the name `policy_support` and these values.
@@ -38,6 +38,48 @@ def word_mask(node_mask: torch.BoolTensor) -> torch.BoolTensor:
     words = node_mask.clone()
     words[:, 0] = False
     return words
+
+
+def support_log_softmax(scores: torch.Tensor, support: torch.BoolTensor, dim: int = -1) -> torch.Tensor:
+    """
+    `log_softmax` over the entries of `support` only: the others get the smallest float of the dtype, so
+    no masked entry keeps any mass whatever its score, and a distribution does not depend on the padding
+    beside it. AllenNLP's `masked_log_softmax` adds `log(1e-13)` (about -29.9) to the masked scores
+    instead, which leaves mass to a masked entry whose score is high. The package's one masking of a
+    softmax: policies, the head-selection loss and the MST energies all use it.
+
+    # Parameters
+
+    scores : `torch.Tensor`, any shape.
+    support : `torch.BoolTensor`, broadcastable to `scores`.
+    dim : `int`, optional (default = `-1`).
+    """
+    return torch.log_softmax(scores.masked_fill(~support, min_value_of_dtype(scores.dtype)), dim=dim)
+
+
+def is_root_relation(label: str) -> bool:
+    """Whether a relation (basic, or enhanced with `:` subtypes and `>` paths) is UD's `root`."""
+    return label.split(">")[0].split(":")[0] == "root"
+
+
+def root_label_support(heads: torch.LongTensor, is_root_label: torch.BoolTensor) -> torch.BoolTensor:
+    """
+    The labels each dependent may take given its head: a root label exactly for the dependents of the root
+    (head 0), as UD requires (`root` is the relation of the root's dependents and of no other word). A
+    label set without a root label (a treebank that never attaches to 0 with `root`) allows every label.
+
+    # Parameters
+
+    heads : `torch.LongTensor`, `(...)`, each dependent's head (0 the root; any other value a word).
+    is_root_label : `torch.BoolTensor`, `(num_labels,)`.
+
+    # Returns
+
+    `(..., num_labels)`.
+    """
+    if not bool(is_root_label.any()):
+        return is_root_label.new_ones(heads.shape + is_root_label.shape)
+    return (heads == 0).unsqueeze(-1) == is_root_label
 
 
 def policy_mask(
@@ -74,9 +116,8 @@ def edge_log_probs(
     `policy_support`, a softmax over those edges only (the valid edges of the state, the model's
     `policy_support: "valid"`).
 
-    Masked edges get the smallest float rather than `masked_log_softmax`'s `log(1e-13)` offset, so that no
-    masked edge keeps mass whatever its score and a sentence's policy does not depend on its batch. The
-    edges are those of `policy_mask`.
+    Masked edges keep no mass (`support_log_softmax`), so a sentence's policy does not depend on its
+    batch. The edges are those of `policy_mask`.
 
     # Parameters
 
@@ -89,11 +130,7 @@ def edge_log_probs(
     `(batch_size, V * V)` log-probabilities.
     """
     batch_size = scores.size(0)
-    flat_mask = policy_mask(node_mask, policy_support)
-    flat_scores = replace_masked_values(
-        scores.reshape(batch_size, -1), flat_mask, min_value_of_dtype(scores.dtype)
-    )
-    return torch.log_softmax(flat_scores, dim=-1)
+    return support_log_softmax(scores.reshape(batch_size, -1), policy_mask(node_mask, policy_support))
 
 
 class _StateGoldLogProbs(torch.autograd.Function):
@@ -595,7 +632,7 @@ def mst_decode(scores: torch.Tensor, node_mask: torch.BoolTensor) -> torch.LongT
     lengths = node_mask.sum(dim=-1).tolist()
     # decode_mst maximises a sum of energies: use the log-probabilities of each word's head, so the tree is
     # the most probable one under the head-factored model (a sum of probabilities is not)
-    energies = torch.log_softmax(scores.detach().float().masked_fill(~pair_mask(node_mask), -1e9), dim=1)
+    energies = support_log_softmax(scores.detach().float(), pair_mask(node_mask), dim=1)
     energies = energies.cpu().numpy()
     heads = numpy.zeros(node_mask.shape, dtype=numpy.int64)
     for index, (energy, length) in enumerate(zip(energies, lengths)):

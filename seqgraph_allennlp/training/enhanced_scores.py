@@ -88,10 +88,13 @@ class EnhancedAttachmentScores(Metric):
         return 2.0 * correct / (predicted + gold)
 
     def get_metric(self, reset: bool = False) -> Dict[str, float]:
-        metrics = {
-            "ELAS": self._f1(self._labelled, self._predicted, self._gold),
-            "EULAS": self._f1(self._universal, self._predicted, self._gold),
-        }
+        """ELAS and EULAS; nothing while no gold edge was counted (a file without DEPS is not scored 0)."""
+        metrics = {}
+        if self._gold > 0:
+            metrics = {
+                "ELAS": self._f1(self._labelled, self._predicted, self._gold),
+                "EULAS": self._f1(self._universal, self._predicted, self._gold),
+            }
         if reset:
             self.reset()
         return metrics

@@ -1,0 +1,109 @@
+"""
+The lexical part of enhanced UD labels filled from the words, as the IWPT 2020/2021 systems filled it:
+`obl:in`, `nmod:of`, `advcl:if`, `conj:and` carry the case marker, subordinator or coordinator of the
+dependent (its `case`, `mark` or `cc` child in the basic tree), lower-cased, with the words of a `fixed`
+expression joined by `_` (`because_of`). A parser that predicts full enhanced labels from a closed
+vocabulary cannot write a marker it never saw in training; filling writes any. Which of the two is better is
+measured in `scripts/lexical_labels.py` (`results/enhanced/lexical_labels.json`).
+
+The rule, as UD English-EWT's enhanced layer is built (counted on its training set by that script):
+
+* only the relations `obl`, `nmod`, `advcl`, `acl` (markers: `case`, then `mark` for the clausal two) and
+  `conj` (marker: the `cc` of the conjunct, or of a later conjunct of the same head: "A, B and C" gives
+  `conj:and` to B too);
+* a label whose subtype is a basic one (`nmod:poss`, `obl:unmarked`, `acl:relcl`: the basic relations given)
+  is left alone, as are collapsed paths (`conj>nsubj`);
+* a word with no marker keeps its label.
+"""
+from typing import Dict, List, Optional, Sequence, Set
+
+from seqgraph_allennlp.common.enhanced import PATH_SEPARATOR, EnhancedGraph
+
+# each relation whose subtype is lexical, and the basic relations of its markers, in order of preference
+MARKERS: Dict[str, Sequence[str]] = {
+    "obl": ("case",),
+    "nmod": ("case",),
+    "advcl": ("mark", "case"),
+    "acl": ("mark", "case"),
+    "conj": ("cc",),
+}
+
+
+def universal_relation(relation: str) -> str:
+    return relation.split(":")[0]
+
+
+def marker_text(word: int, forms: Sequence[str], lemmas: Sequence[str], children: Sequence[List[int]],
+                relations: Sequence[str]) -> str:
+    """
+    A marker word's text in a label: its lemma lower-cased, or with `fixed` children, the forms of the whole
+    expression joined by `_` (`according_to`, whose first lemma is `accord`).
+    """
+    fixed = [child for child in children[word] if universal_relation(relations[child]) == "fixed"]
+    if fixed:
+        return "_".join(forms[index].lower() for index in sorted([word] + fixed))
+    lemma = lemmas[word]
+    return (forms[word] if lemma == "_" else lemma).lower()
+
+
+def fill_lexical_labels(
+    forms: Sequence[str],
+    lemmas: Sequence[str],
+    heads: Sequence[int],
+    relations: Sequence[str],
+    graph: EnhancedGraph,
+    basic_relations: Set[str],
+    only_subtyped: bool = False,
+) -> EnhancedGraph:
+    """
+    `graph` with the lexical part of its labels filled from the basic tree (the module's rule).
+
+    # Parameters
+
+    forms, lemmas : `Sequence[str]`, the words' FORM and LEMMA (`_` where none).
+    heads, relations : `Sequence[int]`, `Sequence[str]`, the basic tree (HEAD, 0 the root; DEPREL).
+    graph : `EnhancedGraph`, each word's `(head, label)` pairs.
+    basic_relations : `Set[str]`, the basic relations (DEPREL values) whose subtypes are not lexical.
+    only_subtyped : `bool`, optional (default = `False`)
+        Fill only labels that already have a lexical subtype (the parser said there is a marker; the rule
+        says which), leaving plain `obl` plain.
+    """
+    num_words = len(forms)
+    # index 0 is the root; words 1..N
+    children: List[List[int]] = [[] for _ in range(num_words + 1)]
+    for dependent, head in enumerate(heads, start=1):
+        children[head].append(dependent)
+    padded_forms = ["<root>"] + list(forms)
+    padded_lemmas = ["_"] + list(lemmas)
+    padded_relations = ["_"] + list(relations)
+
+    def marker(word: int, kinds: Sequence[str]) -> Optional[str]:
+        for kind in kinds:
+            found = [child for child in children[word] if universal_relation(padded_relations[child]) == kind]
+            if found:
+                return marker_text(found[0], padded_forms, padded_lemmas, children, padded_relations)
+        return None
+
+    filled: EnhancedGraph = []
+    for word, pairs in enumerate(graph, start=1):
+        new_pairs = []
+        for head, label in pairs:
+            relation = universal_relation(label)
+            if PATH_SEPARATOR in label or relation not in MARKERS or (label != relation and label in basic_relations):
+                new_pairs.append((head, label))
+                continue
+            if only_subtyped and label == relation:
+                new_pairs.append((head, label))
+                continue
+            found = marker(word, MARKERS[relation])
+            if found is None and relation == "conj":
+                # "A, B and C": the coordinator sits on the last conjunct
+                later = [child for child in children[heads[word - 1]] if child > word
+                         and universal_relation(padded_relations[child]) == "conj"]
+                found = next((m for m in (marker(child, ("cc",)) for child in later) if m is not None), None)
+            # a symbol (`&`, `/`) is no subtype in UD's labels
+            if found is not None and not any(character.isalpha() for character in found):
+                found = None
+            new_pairs.append((head, label if found is None else f"{relation}:{found}"))
+        filled.append(sorted(set(new_pairs), key=lambda pair: (pair[0], pair[1])))
+    return filled

@@ -1,0 +1,720 @@
+"""
+The figures that README.md and docs/ANALYSIS.md quote by hand, read back from the results JSON they come from:
+each entry of QUOTES is a document and the text it must contain, built from the unrounded JSON values (a
+difference is that of the unrounded scores, then rounded; never a difference of rounded figures), so that a
+rerun that changes a JSON, or a figure copied or subtracted wrongly, fails here until the text follows. The
+claims beside a figure that a JSON decides (a lead that exceeds the seeds' spread, the best row) are checked
+with it. docs/RESULTS.md is generated: it must be what `scripts/run_experiments.py --regenerate` writes. No
+document may name an absolute path, which only one machine has.
+"""
+import json
+import re
+import statistics
+from pathlib import Path
+from typing import Callable, Dict, List
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "results"
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def flat(path: Path) -> str:
+    """A document with its line breaks and runs of spaces as one space: quotes may cross lines."""
+    return " ".join(path.read_text(encoding="utf-8").split())
+
+
+def load(path: str) -> Dict:
+    return json.loads((RESULTS / path).read_text(encoding="utf-8"))
+
+
+# --- training runs (results/<section>/<row>[.seedN].json), in % -----------------------------------------------
+
+def score_on_test(section: str, row: str, metric: str = "UAS") -> float:
+    result = load(f"{section}/{row}.json")
+    return 100 * (result.get("test_scorer") or result["test"])[metric]
+
+
+def dev(section: str, row: str, metric: str = "UAS") -> float:
+    return 100 * load(f"{section}/{row}.json")["dev"][metric]
+
+
+def upos(section: str, row: str) -> float:
+    return 100 * load(f"{section}/{row}.json")["test"]["UPOS"]
+
+
+def seed_runs(section: str, row: str) -> List[str]:
+    """The run names of a row's seeds: ROW (seed 0) where it exists, then ROW.seedN."""
+    runs = [row] if (RESULTS / section / f"{row}.json").exists() else []
+    return runs + sorted(path.stem for path in (RESULTS / section).glob(f"{row}.seed*.json"))
+
+
+def seeds(section: str, row: str, score: Callable = score_on_test, metric: str = "UAS") -> List[float]:
+    runs = seed_runs(section, row)
+    assert len(runs) > 1, (section, row)
+    return [score(section, run, metric) for run in runs]
+
+
+def mean_sd(values: List[float]) -> str:
+    return f"{statistics.mean(values):.2f} ± {statistics.stdev(values):.2f}"
+
+
+def lead(ours: List[float], theirs: List[float]) -> float:
+    return statistics.mean(ours) - statistics.mean(theirs)
+
+
+def separated(ours: List[float], theirs: List[float]) -> bool:
+    """Every seed of one row above every seed of the other: the lead exceeds the seeds' spread."""
+    return min(ours) > max(theirs) or min(theirs) > max(ours)
+
+
+def within_spread(ours: List[float], theirs: List[float]) -> str:
+    assert not separated(ours, theirs)
+    return "within"
+
+
+def beyond_spread(ours: List[float], theirs: List[float]) -> str:
+    assert separated(ours, theirs)
+    return "beyond"
+
+
+# --- analyses ---------------------------------------------------------------------------------------------------
+
+def sweep(name: str) -> Dict:
+    """The recurrent model's rows of a tau sweep (results/tau_sweep/NAME.json) by tau (None: one edge per step)."""
+    return {row["tau"]: row for row in load(f"tau_sweep/{name}.json")["files"][0]["recurrent"]}
+
+
+def one_step(name: str, decoder: str) -> Dict:
+    return next(row for row in load(f"tau_sweep/{name}.json")["files"][0]["one_step"] if row["decoder"] == decoder)
+
+
+def tau_cell(row: Dict, first: bool = False) -> str:
+    """A cell of ANALYSIS.md's tau table: UAS in N steps, sentences/s (the units in the table's first cell)."""
+    steps, speed = (" steps", " sent/s") if first else ("", "")
+    return (f"{100 * row['UAS']:.2f} in {row['steps_per_sentence']:.1f}{steps}, "
+            f"{row['sentences_per_second']:.0f}{speed}")
+
+
+TREEBANKS = {"ewt": "EWT", "grc": "Ancient Greek", "welsh": "Welsh"}
+
+
+def tau_row(name: str) -> str:
+    rows = sweep(name)
+    words = f"{rows[None]['words_per_sentence']:.1f}" + (" words/sentence" if name == "ewt" else "")
+    return " | ".join([f"{TREEBANKS[name]} ({words})", tau_cell(rows[None], first=name == "ewt"),
+                       *(tau_cell(rows[tau]) for tau in (0.05, 0.02, 0.01)),
+                       f"{100 * one_step(name, 'valid')['UAS']:.2f} / {100 * one_step(name, 'mst')['UAS']:.2f}"])
+
+
+def tau_gains() -> str:
+    gains = {name: 100 * (sweep(name)[0.02]["UAS"] - sweep(name)[None]["UAS"]) for name in ("ewt", "grc", "welsh")}
+    assert all(gain >= 0 for gain in gains.values())
+    return f"(+{gains['ewt']:.2f} EWT, +{gains['grc']:.2f} Greek, +{gains['welsh']:.2f} Welsh)"
+
+
+def tau_002_against_best() -> str:
+    worst = max(100 * (max(row["UAS"] for row in sweep(name).values()) - sweep(name)[0.02]["UAS"])
+                for name in ("ewt", "grc", "welsh"))
+    assert worst <= 0.25, worst
+    steps = [sweep(name)[0.02]["steps_per_sentence"] for name in ("ewt", "grc", "welsh")]
+    fewer = [sweep(name)[None]["steps_per_sentence"] / sweep(name)[0.02]["steps_per_sentence"]
+             for name in ("ewt", "grc", "welsh")]
+    faster = [100 * (sweep(name)[0.02]["sentences_per_second"] / sweep(name)[None]["sentences_per_second"] - 1)
+              for name in ("ewt", "grc", "welsh")]
+    return (f"within 0.25 UAS of the best tau, in {min(steps):.1f} to {max(steps):.1f} model steps per sentence "
+            f"instead of N ({min(fewer):.0f} to {max(fewer):.0f} times fewer), and parses {min(faster):.0f} to "
+            f"{max(faster):.0f} % more sentences per second")
+
+
+def tau_greek() -> str:
+    rows = sweep("grc")
+    best = max(rows, key=lambda tau: rows[tau]["UAS"])
+    runner_up = max((row["UAS"] for tau, row in rows.items() if tau != best))
+    assert best == 0.05
+    twice = rows[0.05]["steps_per_sentence"] / rows[0.02]["steps_per_sentence"]
+    assert round(twice) == 2, twice
+    return f"0.05 is the best on Greek by {100 * (rows[0.05]['UAS'] - runner_up):.1f} but needs twice the steps"
+
+
+def tau_converged() -> str:
+    rows = sweep("ewt_converged_dev")
+    uas = [100 * row["UAS"] for tau, row in rows.items() if tau is not None]
+    return (f"{100 * rows[None]['UAS']:.2f} one edge per step, {100 * rows[0.05]['UAS']:.2f} at `tau = 0.05` in "
+            f"{rows[0.05]['steps_per_sentence']:.1f} model steps per sentence instead of "
+            f"{rows[None]['steps_per_sentence']:.1f}, {100 * rows[0.02]['UAS']:.2f} at 0.02, and between "
+            f"{min(uas):.2f} and {max(uas):.2f} for every tau from {max(t for t in rows if t):g} to "
+            f"{min(t for t in rows if t):g}")
+
+
+def tau_converged_speed() -> str:
+    rows = sweep("ewt_converged_dev")
+    return (f"({rows[0.05]['sentences_per_second']:.0f} against {rows[None]['sentences_per_second']:.0f} "
+            "sentences/s at 0.05 in this sweep)")
+
+
+def tau_welsh_dev() -> str:
+    rows = sweep("welsh_fused_dev")
+    assert max(rows, key=lambda tau: rows[tau]["UAS"]) == 0.05
+    return (f"`results/tau_sweep/welsh_fused_dev.json`: {100 * rows[0.05]['UAS']:.2f} against "
+            f"{100 * rows[None]['UAS']:.2f} one edge per step, {100 * rows[0.02]['UAS']:.2f} at 0.02")
+
+
+def readme_tau() -> str:
+    rows = sweep("welsh_fused_dev")
+    assert max(rows, key=lambda tau: rows[tau]["UAS"]) == 0.05
+    share = rows[0.05]["steps_per_sentence"] / rows[None]["steps_per_sentence"]
+    assert round(4 * share) == 1, share
+    return "the value with the best UAS on Welsh-CCG **dev**, in about a quarter of the model steps"
+
+
+def easy_first(model: str) -> Dict:
+    return load("easy_first/ewt.json")["models"][model]
+
+
+def easy_first_row(label: str, key: str, scale: float, digits: int, unit: str = "") -> str:
+    cells = []
+    for model in ("coaching", "uniform"):
+        bins = easy_first(model)["by_relative_step"]
+        cells.append(" -> ".join(f"{scale * b[key]:.{digits}f}{unit}" for b in (bins[0], bins[-1])))
+    return f"| {label} | {cells[0]} | {cells[1]} |"
+
+
+def relations(model: str) -> Dict[str, float]:
+    """Mean relative step of the relations with at least 50 edges (as docs/EASY_FIRST_ewt.md lists them)."""
+    return {name: value["mean_relative_step"] for name, value in easy_first(model)["relations"].items()
+            if value["count"] >= 50}
+
+
+def easy_first_coaching() -> str:
+    order = relations("coaching")
+    first = easy_first("coaching")["by_relative_step"][0]
+    r = {name: f"{value:.2f}" for name, value in order.items()}
+    assert r["cc"] == r["case"]
+    ranked = sorted(order, key=order.get)
+    assert ranked[:3] == ["det", "aux", "amod"] and set(ranked[3:5]) == {"cc", "case"}
+    assert ranked[-5:] == ["conj", "appos", "parataxis", "acl", "advcl"]
+    return (f"it starts with short ({first['arc_length']:.1f} words), almost always right attachments and leaves "
+            f"long ones for last; its relations come in a linguistically sensible order, `det` {r['det']}, "
+            f"`aux` {r['aux']}, `amod` {r['amod']}, `cc`/`case` {r['cc']} first and `conj` {r['conj']}, "
+            f"`appos` {r['appos']}, `parataxis` {r['parataxis']}, `acl` {r['acl']}, `advcl` {r['advcl']} last")
+
+
+def easy_first_uniform() -> str:
+    order = relations("uniform")
+    first = easy_first("uniform")["by_relative_step"][0]
+    coaching_first = easy_first("coaching")["by_relative_step"][0]
+    return (f"its first edges are long ({first['arc_length']:.2f} words) and right only "
+            f"{100 * first['accuracy']:.0f} % of the time, its relation order is compressed "
+            f"({min(order.values()):.2f} to {max(order.values()):.2f}) and less structured (`punct` "
+            f"{order['punct']:.2f} early, `cc` {order['cc']:.2f}, `obj` {order['obj']:.2f} late), and its policy is "
+            f"flatter throughout ({first['relative_entropy']:.2f} vs {coaching_first['relative_entropy']:.2f} of the "
+            "maximum entropy)")
+
+
+# Table 3 on Welsh-CCG: ANALYSIS.md's (oracle, roll-in) labels and their rows
+TABLE3 = {
+    ("linear", "linear"): "linearized",
+    ("U", "uniform oracle"): "uniform_x_uniform",
+    ("C", "uniform oracle"): "coaching_x_uniform",
+    ("U", "coaching"): "uniform_x_coaching",
+    ("C", "coaching"): "coaching_x_coaching",
+    ("CA", "coaching"): "annealed_coaching_x_coaching",
+    ("U", "valid policy"): "uniform_x_valid_policy",
+    ("C", "valid policy"): "coaching_x_valid_policy",
+    ("CA", "valid policy"): "annealed_coaching_x_valid_policy",
+}
+
+
+def table3_dev(row: str) -> float:
+    return dev("welsh_table3", row)
+
+
+def table3_row(oracle: str, roll_in: str) -> str:
+    """A row of the single-seed Table 3, best dev and best test in bold."""
+    row = TABLE3[(oracle, roll_in)]
+    best_dev = max(TABLE3.values(), key=table3_dev)
+    best_test = max(TABLE3.values(), key=lambda name: score_on_test("welsh_table3", name))
+    cells = []
+    for value, best in ((table3_dev(row), best_dev), (score_on_test("welsh_table3", row), best_test)):
+        cells.append(f"**{value:.2f}**" if row == best else f"{value:.2f}")
+    return f"| {oracle} | {roll_in} | {cells[0]} | {cells[1]} |"
+
+
+def table3_text() -> str:
+    others = [table3_dev(row) - table3_dev("linearized") for row in TABLE3.values() if row != "linearized"]
+    shipped = "coaching_x_valid_policy"
+    assert max(TABLE3.values(), key=lambda name: score_on_test("welsh_table3", name)) == shipped
+    best_dev = max(table3_dev(row) for row in TABLE3.values())
+    gap = best_dev - table3_dev(shipped)
+    coaching_oracle = table3_dev("coaching_x_uniform") - table3_dev("uniform_x_uniform")
+    return (f"is far behind every other row (-{min(others):.0f} to -{max(others):.0f} dev UAS; -10 in the paper); "
+            "the coaching oracle with the valid-policy roll-in, the paper's best and the shipped recommendation, is "
+            f"the best row on test and within {gap:.2f} of the best on dev; with the uniform oracle's roll-in, the "
+            f"coaching oracle does not help (the paper: +0.02; here {coaching_oracle:.1f})")
+
+
+def table3_roll_ins() -> str:
+    d = table3_dev
+    return (f"with the coaching oracle, roll-ins that follow the learned policy gain "
+            f"{d('coaching_x_coaching') - d('coaching_x_uniform'):.1f} (coaching) and "
+            f"{d('coaching_x_valid_policy') - d('coaching_x_uniform'):.1f} (valid policy) dev UAS over the uniform "
+            f"oracle's roll-in, and with the uniform oracle the valid-policy roll-in gains "
+            f"{d('uniform_x_valid_policy') - d('uniform_x_uniform'):.1f} (the coaching roll-in "
+            f"{d('uniform_x_coaching') - d('uniform_x_uniform'):.1f})")
+
+
+def table3_last_epoch() -> str:
+    results = [load(f"welsh_table3/{row}.json") for row in TABLE3.values()]
+    last = sum(result["best_epoch"] == result["epochs_done"] for result in results)
+    return f"(for {last} of the {len(results)} rows the best dev epoch was the last)"
+
+
+def table3_seed_row(oracle: str, row: str) -> str:
+    section = "welsh_table3_seeds"
+    return (f"| {oracle} | valid policy | {mean_sd(seeds(section, row, dev))} | {mean_sd(seeds(section, row))} | "
+            f"{mean_sd(seeds(section, row, metric='LAS'))} |")
+
+
+def table3_seeds_text() -> str:
+    section = "welsh_table3_seeds"
+    annealed, coaching = (seeds(section, f"{oracle}_x_valid_policy") for oracle in ("annealed_coaching", "coaching"))
+    annealed_dev, coaching_dev = (seeds(section, f"{oracle}_x_valid_policy", dev)
+                                  for oracle in ("annealed_coaching", "coaching"))
+    assert separated(annealed, coaching)
+    single = score_on_test("welsh_table3", "coaching_x_valid_policy") - score_on_test(
+        "welsh_table3", "annealed_coaching_x_valid_policy")
+    return (f"annealed coaching leads coaching by {lead(annealed, coaching):.2f} test UAS "
+            f"({lead(annealed_dev, coaching_dev):.2f} dev), and no seed of one reaches a seed of the other; the "
+            f"single-seed rows' {single:.2f} in favour of coaching")
+
+
+def annealed_lead() -> str:
+    section = "welsh_table3_seeds"
+    annealed, coaching = (seeds(section, f"{oracle}_x_valid_policy") for oracle in ("annealed_coaching", "coaching"))
+    return f"it led coaching by {lead(annealed, coaching):.2f} test UAS on Welsh-CCG at 5 epochs over three seeds"
+
+
+# --- English at convergence -------------------------------------------------------------------------------------
+
+EWT = "ewt_converged"
+
+
+def mpnet_seeds() -> str:
+    ours, theirs = seeds(EWT, "coach_valid_mpnet"), seeds(EWT, "biaffine_mst_mpnet")
+    assert separated(ours, theirs)
+    leads = ", ".join(f"{a - b:+.2f}" for a, b in zip(ours, theirs))
+    return (f"gives {mean_sd(ours)} against {mean_sd(theirs)}, the recurrent model ahead in each seed ({leads}) "
+            f"and its lowest seed ({min(ours):.2f}) above the baseline's highest ({max(theirs):.2f}): a lead of "
+            f"{lead(ours, theirs):+.2f} that exceeds the seeds'")
+
+
+def mpnet_mean_lead() -> str:
+    ours, theirs = seeds(EWT, "coach_valid_mpnet"), seeds(EWT, "biaffine_mst_mpnet")
+    assert separated(ours, theirs)
+    return (f"test UAS {mean_sd(ours)} against {mean_sd(theirs)}, a lead of {lead(ours, theirs):+.2f} that exceeds "
+            "the seeds' spread")
+
+
+def mpnet_cap() -> int:
+    """The best dev epoch of the recurrent mpnet seed that ran to the 40-epoch cap (seed 2, the only one)."""
+    capped = [run for run in seed_runs(EWT, "coach_valid_mpnet") if load(f"{EWT}/{run}.json")["epochs_done"] == 40]
+    assert capped == ["coach_valid_mpnet.seed2"], capped
+    return load(f"{EWT}/coach_valid_mpnet.seed2.json")["best_epoch"]
+
+
+def mpnet_baseline_epochs() -> str:
+    epochs = [load(f"{EWT}/{run}.json")["epochs_done"] for run in seed_runs(EWT, "biaffine_mst_mpnet")]
+    assert all(load(f"{EWT}/{run}.json")["stopped"].startswith("early stopping")
+               for run in seed_runs(EWT, "biaffine_mst_mpnet"))
+    return f"the baseline's seeds stopped early at {min(epochs)}-{max(epochs)} epochs"
+
+
+def bootstrap_samples() -> str:
+    samples = {load(f"significance/{name}.json")["samples"] for name in ("ewt", "ewt_mpnet")}
+    assert len(samples) == 1, samples
+    return f"(test sentences resampled {samples.pop()} times)"
+
+
+def mpnet_short_lead() -> str:
+    difference = score_on_test(EWT, "coach_valid_mpnet") - score_on_test(EWT, "biaffine_mst_mpnet")
+    assert difference < 0.5
+    return f"but at {difference:.2f} it is still short of 0.5"
+
+
+def paper_objective_welsh() -> str:
+    paper, one = seeds("welsh_seeds", "coach_valid_paper"), seeds("welsh_seeds", "one_step")
+    assert separated(paper, one)
+    return f"on Welsh-CCG {mean_sd(paper)} against {mean_sd(one)} over three seeds"
+
+
+def readme_paper_objective_welsh() -> str:
+    one = seeds("welsh_seeds", "one_step")
+    uniform, paper = seeds("welsh_seeds", "uniform"), seeds("welsh_seeds", "coach_valid_paper")
+    assert statistics.mean(uniform) < statistics.mean(one) and statistics.mean(paper) < statistics.mean(one)
+    return (f"with the uniform oracle (`uniform`) {within_spread(uniform, one)} the seeds' spread, with coaching "
+            f"(`coach_valid_paper`) {beyond_spread(paper, one)} it")
+
+
+def paper_objective_ewt() -> str:
+    uas = json.loads((RESULTS / "significance" / "ewt_paper.json").read_text(encoding="utf-8"))["UAS"]
+    low, high = (100 * bound for bound in uas["interval_95"])
+    paper, one = (score_on_test(EWT, row) for row in ("coach_valid_paper", "one_step"))
+    assert high < 0
+    return (f"on EWT `coach_valid_paper` has {paper:.2f} test UAS against `one_step`'s {one:.2f} (bootstrap "
+            f"{low:+.2f} to {high:+.2f}), on Welsh-CCG")
+
+
+def options_ewt() -> str:
+    gain = score_on_test(EWT, "coach_valid") - score_on_test(EWT, "coach_valid_paper")
+    return f"(`coach_valid`) gives {gain:+.2f} on EWT over `coach_valid_paper`"
+
+
+def uniform_converged() -> str:
+    result = load(f"{EWT}/uniform.json")
+    assert result["stopped"].startswith("early stopping")
+    return (f"is lower still on EWT, {score_on_test(EWT, 'uniform'):.2f} (early stop at {result['epochs_done']} "
+            f"epochs, best {result['best_epoch']};")
+
+
+def welsh_options() -> str:
+    no_head, paper, full = (score_on_test("welsh", row) for row in ("coach_valid_no_head_loss", "coach_valid_paper",
+                                                                  "coach_valid"))
+    return (f"the valid support alone gave {no_head - paper:+.2f} (`coach_valid_no_head_loss` {no_head:.2f} against "
+            f"{paper:.2f}) and the head loss on top {full - no_head:+.2f} ({full:.2f})")
+
+
+def mpnet_gain() -> str:
+    gains = [score_on_test(EWT, f"{row}_mpnet") - score_on_test(EWT, row) for row in ("coach_valid", "biaffine_mst")]
+    leads = [score_on_test(EWT, f"coach_valid{suffix}") - score_on_test(EWT, f"biaffine_mst{suffix}")
+             for suffix in ("", "_mpnet")]
+    return (f"both parsers gain {min(gains):.1f} to {max(gains):.1f} test UAS and the lead grows from "
+            f"{leads[0]:+.2f} to {leads[1]:+.2f}")
+
+
+def converged_tau() -> str:
+    rows = sweep("ewt_converged_dev")
+    uas = [100 * row["UAS"] for tau, row in rows.items() if tau is not None]
+    return (f"every tau from 0.5 to 0.005 gives {min(uas):.2f} to {max(uas):.2f} dev UAS against "
+            f"{100 * rows[None]['UAS']:.2f} one edge per step")
+
+
+def converged_coach_valid() -> str:
+    result = load(f"{EWT}/coach_valid.json")
+    return f"(docs/RESULTS.md, `ewt_converged`: {result['epochs_done']} epochs, best {result['best_epoch']})"
+
+
+def tagger_ewt(dev_text: str, test_text: str) -> str:
+    tagged, plain = "coach_valid_upos", "coach_valid"
+    return dev_text.format(tagged=dev(EWT, tagged), plain=dev(EWT, plain)) + test_text.format(
+        tagged=score_on_test(EWT, tagged), plain=score_on_test(EWT, plain),
+        tagged_las=score_on_test(EWT, tagged, "LAS"), plain_las=score_on_test(EWT, plain, "LAS"),
+        upos=upos(EWT, tagged))
+
+
+def tagger_epochs() -> str:
+    tagged, plain = load(f"{EWT}/coach_valid_upos.json"), load(f"{EWT}/coach_valid.json")
+    return (f"it ran {tagged['epochs_done']} epochs (best {tagged['best_epoch']}) against {plain['epochs_done']} "
+            f"(best {plain['best_epoch']})")
+
+
+def tagger_welsh() -> str:
+    tagged, plain = seeds("welsh_seeds", "coach_valid_upos"), seeds("welsh_seeds", "coach_valid")
+    return (f"On Welsh-CCG over three seeds it gave {lead(tagged, plain):+.2f} test UAS, "
+            f"{within_spread(tagged, plain)} the spread")
+
+
+def tagger_against_baseline() -> str:
+    tagged, baseline = seeds(EWT, "coach_valid_upos"), seeds(EWT, "biaffine_mst")
+    assert min(tagged) > max(baseline)
+    seed0 = score_on_test(EWT, "coach_valid_upos") - score_on_test(EWT, "biaffine_mst")
+    return (f"Its lead over `biaffine_mst` is {seed0:+.2f} test UAS for seed 0 and {lead(tagged, baseline):+.2f} "
+            f"over three seeds each ({mean_sd(tagged)} against {mean_sd(baseline)}, no seed of the baseline reaching "
+            "one of it)")
+
+
+def readme_tagger_ewt() -> str:
+    tagged, baseline = seeds(EWT, "coach_valid_upos"), seeds(EWT, "biaffine_mst")
+    assert min(tagged) > max(baseline)
+    return (f"reached {score_on_test(EWT, 'coach_valid_upos'):.2f} test UAS (dev {dev(EWT, 'coach_valid_upos'):.2f} "
+            f"against {dev(EWT, 'coach_valid'):.2f} without it); over three seeds {mean_sd(tagged)} against the "
+            f"baseline's {mean_sd(baseline)}, no seed of the baseline reaching one of it")
+
+
+def readme_shipped_row() -> str:
+    row = "coach_valid_upos_h64_bf16_40ep"
+    assert load(f"{EWT}/{row}.json")["epochs_done"] == 40
+    return (f"row `{row}`, 40 epochs, one seed): test UAS / LAS {score_on_test(EWT, row):.2f} / "
+            f"{score_on_test(EWT, row, 'LAS'):.2f}, dev {dev(EWT, row):.2f}")
+
+
+def readme_one_step_cap() -> str:
+    assert load(f"{EWT}/one_step.json")["epochs_done"] == 40
+    return (f"{score_on_test(EWT, 'one_step'):.2f} for the paper's one-step model, `one_step` (S_0 only; it ran to the "
+            "40-epoch cap)")
+
+
+def readme_mpnet_baseline() -> str:
+    row = "biaffine_mst_mpnet"
+    return f"`{row}`, reached {score_on_test(EWT, row):.2f} test UAS ({dev(EWT, row):.2f} dev)"
+
+
+def readme_sizes() -> str:
+    ratios = [load(f"benchmarks/epoch_time_fused_loss_round{n}.json") for n in (1, 2)]
+
+    def ratio(result, name):
+        return next(row for row in result["rows"] if row["name"] == name)["training_pass_ratio_to_biaffine_mst"]
+
+    small = [ratio(result, "coach_valid_h64_bf16") for result in ratios]
+    large = {f"{ratio(result, 'coach_valid'):.2f}" for result in ratios}
+    assert len(large) == 1, large
+    h64, h128 = "coach_valid_upos_h64_bf16_40ep", "coach_valid_upos_h128"
+    return (f"It trains in {min(small):.2f}-{max(small):.2f} times the baseline's time against {large.pop()} for "
+            "128 units, as accurate on Welsh-CCG over three seeds and on EWT at convergence (one seed each: dev UAS "
+            f"{dev(EWT, h64):.2f} against {dev(EWT, h128):.2f}, test UAS {score_on_test(EWT, h64):.2f} against "
+            f"{score_on_test(EWT, h128):.2f}, LAS {score_on_test(EWT, h64, 'LAS'):.2f} against "
+            f"{score_on_test(EWT, h128, 'LAS'):.2f}")
+
+
+# --- bfloat16 ---------------------------------------------------------------------------------------------------
+
+def bf16_rows() -> Dict[str, Dict]:
+    return {row["setting"]: row for row in load("benchmarks/bf16_inference.json")["rows"]}
+
+
+def bf16_inference() -> str:
+    rows = bf16_rows()
+    f32, bf16 = rows["float32"]["seconds"], rows["encoder+updates"]["seconds"]
+    assert f"{100 * rows['encoder']['UAS']:.2f}" == f"{100 * rows['encoder+updates']['UAS']:.2f}"
+    order = ("the slowest bfloat16 run faster than the fastest float32 one" if max(bf16) < min(f32)
+             else "the runs of the two overlapping")
+    return (f"UAS was {100 * rows['encoder+updates']['UAS']:.2f} either way against {100 * rows['float32']['UAS']:.2f} "
+            f"all in float32, and the three together parsed it in {min(bf16):.2f} to {max(bf16):.2f} s against "
+            f"{min(f32):.2f} to {max(f32):.2f} s in float32, three runs each "
+            f"(`results/benchmarks/bf16_inference.json`): "
+            f"{statistics.median(f32) / statistics.median(bf16):.2f}x faster median against median, "
+            f"{min(f32) / min(bf16):.2f}x best against best, {order}")
+
+
+def bf16_updates() -> str:
+    shares = []
+    for name in ("epoch_time_bf16_updates", "epoch_time_bf16_updates_reversed"):
+        rows = {row["name"]: row for row in load(f"benchmarks/{name}.json")["rows"]}
+        shares.append(100 * (1 - rows["coach_valid_bf16_updates"]["training_pass_seconds"]
+                             / rows["coach_valid"]["training_pass_seconds"]))
+    return (f"with 256 units it took {shares[0]:.1f} % and {shares[1]:.1f} % off an EWT training pass in two rounds "
+            "(`results/benchmarks/epoch_time_bf16_updates*.json`)")
+
+
+def bf16_encoder_epoch() -> str:
+    rows = {row["name"]: row for row in load("benchmarks/epoch_time.json")["rows"]}
+    shorter = 100 * (1 - rows["coach_valid_bf16"]["epoch_seconds"] / rows["coach_valid"]["epoch_seconds"])
+    return f"Training the LSTM layers in bfloat16 made an EWT epoch of `coach_valid` {shorter:.0f} % shorter"
+
+
+def bf16_welsh() -> str:
+    section = "welsh_seeds"
+    cv, cv16 = seeds(section, "coach_valid"), seeds(section, "coach_valid_bf16")
+    bm, bm16 = seeds(section, "biaffine_mst"), seeds(section, "biaffine_mst_bf16")
+    assert not separated(cv16, cv) and not separated(bm16, bm)
+    assert separated(cv16, bm16) and not separated(cv, bm)
+    return (f"on Welsh-CCG over three seeds it moved test UAS by {lead(cv16, cv):+.2f} for `coach_valid` "
+            f"({mean_sd(cv16)}) and {lead(bm16, bm):+.2f} for `biaffine_mst` ({mean_sd(bm16)}), both within the "
+            f"seeds' spread ([docs/RESULTS.md](docs/RESULTS.md), `welsh_seeds`; with both trained so, `coach_valid` "
+            f"leads the baseline by {lead(cv16, bm16):.2f} test UAS, no seed of one reaching a seed of the other, "
+            f"against {lead(cv, bm):.2f} within the spread in float32)")
+
+
+def welsh_bf16_leads() -> str:
+    section = "welsh_seeds"
+    cv, cv16 = seeds(section, "coach_valid"), seeds(section, "coach_valid_bf16")
+    bm, bm16 = seeds(section, "biaffine_mst"), seeds(section, "biaffine_mst_bf16")
+    assert separated(cv16, bm16) and not separated(cv, bm)
+    return (f"the recurrent model's lead exceeds the spread with both BiLSTMs trained in bfloat16, "
+            f"{lead(cv16, bm16):+.2f}, and not in float32, {lead(cv, bm):+.2f}")
+
+
+def readme_tagger_welsh() -> str:
+    tags = [upos("welsh_seeds", run) for run in seed_runs("welsh_seeds", "coach_valid_upos")]
+    tagged, plain = seeds("welsh_seeds", "coach_valid_upos"), seeds("welsh_seeds", "coach_valid")
+    tagged_las, plain_las = (seeds("welsh_seeds", row, metric="LAS") for row in ("coach_valid_upos", "coach_valid"))
+    assert lead(tagged, plain) > 0 and lead(tagged_las, plain_las) > 0
+    return (f"it reaches {min(tags):.1f}-{max(tags):.1f} test UPOS and UAS and LAS are a little higher with it, UAS "
+            f"{within_spread(tagged, plain)} the seed-to-seed spread")
+
+
+README = ROOT / "README.md"
+ANALYSIS = ROOT / "docs" / "ANALYSIS.md"
+
+# (document, what it must contain, built from the JSONs); the id is the first words of the text
+QUOTES = [
+    # README, "The encoder"
+    (README, bf16_inference),
+    (README, bf16_updates),
+    (README, bf16_encoder_epoch),
+    (README, bf16_welsh),
+    # README, "UPOS tagger"
+    (README, readme_tagger_welsh),
+    (README, lambda: tagger_ewt("its best dev UAS is {tagged:.2f} against {plain:.2f}, ",
+                                "and it tags {upos:.2f} % of EWT test words right. On test (read once, after the "
+                                "choice) UAS is {tagged:.2f} against {plain:.2f}, LAS {tagged_las:.2f} against "
+                                "{plain_las:.2f}.")),
+    # README, "The English model in one command" (its table: tests/test_readme_figures.py)
+    (README, readme_mpnet_baseline),
+    (README, mpnet_mean_lead),
+    (README, lambda: f"(its seed 2 ran to the 40-epoch cap, best dev at epoch {mpnet_cap()})"),
+    (README, welsh_bf16_leads),
+    (README, readme_one_step_cap),
+    (README, readme_tagger_ewt),
+    (README, readme_shipped_row),
+    # README, "Training objective"
+    (README, readme_paper_objective_welsh),
+    # README, "Several edges per step"
+    (README, readme_tau),
+    # README, "Components"
+    (README, readme_sizes),
+    # ANALYSIS, "Multi-edge decoding"
+    *((ANALYSIS, (lambda name=name: f"| {tau_row(name)} |")) for name in ("ewt", "grc", "welsh")),
+    (ANALYSIS, converged_coach_valid),
+    (ANALYSIS, tau_converged),
+    (ANALYSIS, tau_converged_speed),
+    (ANALYSIS, tau_welsh_dev),
+    (ANALYSIS, tau_gains),
+    (ANALYSIS, tau_002_against_best),
+    (ANALYSIS, tau_greek),
+    # ANALYSIS, "Easy-first order"
+    (ANALYSIS, lambda: easy_first_row("chosen edge is gold", "accuracy", 100, 1, " %")),
+    (ANALYSIS, lambda: easy_first_row("arc length", "arc_length", 1, 2)),
+    (ANALYSIS, lambda: easy_first_row("entropy / log(valid edges) (1 = no preference)", "relative_entropy", 1, 2)),
+    (ANALYSIS, easy_first_coaching),
+    (ANALYSIS, easy_first_uniform),
+    # ANALYSIS, "Oracle and roll-in"
+    *((ANALYSIS, (lambda key=key: table3_row(*key))) for key in TABLE3),
+    (ANALYSIS, table3_text),
+    (ANALYSIS, table3_roll_ins),
+    (ANALYSIS, table3_last_epoch),
+    (ANALYSIS, lambda: table3_seed_row("C", "coaching_x_valid_policy")),
+    (ANALYSIS, lambda: table3_seed_row("CA", "annealed_coaching_x_valid_policy")),
+    (ANALYSIS, table3_seeds_text),
+    # ANALYSIS, "The recurrent model against the baseline on English at convergence" (its table:
+    # tests/test_analysis_figures.py)
+    (ANALYSIS, bootstrap_samples),
+    (ANALYSIS, mpnet_short_lead),
+    (ANALYSIS, mpnet_seeds),
+    (ANALYSIS, lambda: f"The recurrent model's seed 2 ran to the 40-epoch cap (best dev at epoch {mpnet_cap()}, "
+                       f"{mpnet_baseline_epochs()})"),
+    (ANALYSIS, paper_objective_welsh),
+    (ANALYSIS, uniform_converged),
+    (ANALYSIS, welsh_options),
+    (ANALYSIS, converged_tau),
+    (ANALYSIS, mpnet_gain),
+    (ANALYSIS, paper_objective_ewt),
+    (ANALYSIS, options_ewt),
+    (ANALYSIS, annealed_lead),
+    (ANALYSIS, lambda: tagger_ewt("best dev UAS {tagged:.2f} against {plain:.2f}, ",
+                                  "test UAS {tagged:.2f} against {plain:.2f} (LAS {tagged_las:.2f} against "
+                                  "{plain_las:.2f}), {upos:.2f} % test UPOS")),
+    (ANALYSIS, tagger_epochs),
+    (ANALYSIS, tagger_welsh),
+    (ANALYSIS, tagger_against_baseline),
+]
+
+
+def readme_lexical_labels() -> str:
+    result = load("enhanced/lexical_labels.json")
+    rows = result["test_predictions"]["coach_valid_enhanced"]
+    predicted, filled = 100 * rows["predicted"]["ELAS"], 100 * rows["filled"]["ELAS"]
+    assert filled > predicted
+    rule = 100 * result["rule_on_gold_trees"]["test"]["fraction"]
+    return (f"filling takes ELAS from {predicted:.2f} to {filled:.2f} (+{filled - predicted:.2f}); the rule alone, "
+            f"given the gold tree and the gold labels without their lexical part, writes {rule:.2f} % of the test "
+            f"edges of those five relations exactly")
+
+
+QUOTES.append((README, readme_lexical_labels))
+
+
+def quote_id(index: int) -> str:
+    document, build = QUOTES[index]
+    return f"{document.name}-{index}-{build.__name__ if build.__name__ != '<lambda>' else 'quote'}"
+
+
+@pytest.mark.parametrize("index", range(len(QUOTES)), ids=quote_id)
+def test_the_document_quotes_the_figure_as_its_json_gives_it(index):
+    document, build = QUOTES[index]
+    expected = " ".join(build().split())
+    assert expected in flat(document), expected
+
+
+def test_every_difference_in_analysis_is_checked():
+    """
+    Every signed difference that ANALYSIS.md quotes (`+1.12`, `-0.5`) is part of a checked quote, except the
+    paper's own figures: a new one needs its entry in QUOTES.
+    """
+    checked = " ".join(" ".join(build().split()) for document, build in QUOTES if document == ANALYSIS)
+    text = flat(ANALYSIS)
+    # the paper's figures, which no JSON here gives
+    paper = {"+0.02", "-10"}
+    # the convergence table's differences and intervals: tests/test_analysis_figures.py
+    table = re.search(r"\| comparison \|.*?\*\*The project's target", text).group(0)
+    unchecked = [difference for difference in re.findall(r"(?<![\w.])[+-]\d+(?:\.\d+)?\b", text)
+                 if difference not in paper and difference not in checked and difference not in table]
+    assert not unchecked, unchecked
+
+
+# --- generated docs and paths -----------------------------------------------------------------------------------
+
+def test_docs_results_is_what_the_generator_writes(tmp_path):
+    from seqgraph_experiments.report import write_report
+
+    write_report(RESULTS, tmp_path / "RESULTS.md")
+    generated = (tmp_path / "RESULTS.md").read_text(encoding="utf-8")
+    assert generated == (ROOT / "docs" / "RESULTS.md").read_text(encoding="utf-8"), (
+        "docs/RESULTS.md differs from the JSONs: .venv/bin/python scripts/run_experiments.py --regenerate")
+
+
+# an absolute path: a `/` that starts a word, followed by a name (`UAS/LAS`, ` / `, URLs are not)
+ABSOLUTE_PATH = re.compile(r"(?<![^\s'\"`=(\[])/(?:[\w.+-]+/)*[\w.+-]+")
+
+
+@pytest.mark.parametrize("document", DOCS, ids=lambda path: path.name)
+def test_no_document_names_an_absolute_path(document):
+    """A command or path that names one machine's folders (`/work/...`, `/tmp/...`) runs on no clone."""
+    found = []
+    for number, line in enumerate(document.read_text(encoding="utf-8").splitlines(), 1):
+        found += [f"{document.name}:{number}: {match}" for match in ABSOLUTE_PATH.findall(line)]
+    assert not found, found
+
+
+def test_the_report_renders_recorded_absolute_paths_as_a_clone_names_them(tmp_path):
+    from seqgraph_experiments.report import clone_path, clone_paths
+
+    root = Path("/somewhere/checkout")
+    assert clone_path("/other/tree/experiments/ewt_converged/row/model/model.tar.gz", root) == (
+        "experiments/ewt_converged/row/model/model.tar.gz")
+    assert clone_path("/somewhere/checkout/data/x.conllu", root) == "data/x.conllu"
+    assert clone_path("/tmp/scratch", root) == "DIR"
+    command = ("scripts/bench_speed.py --model recurrent=/work/a/experiments/s/r/model/model.tar.gz --parse "
+               "data/UD_English-EWT/en_ewt-ud-test.conllu --output-file /work/b/experiments/p.conllu "
+               "--weights 'UAS/LAS of ROW[.seedN]/model/ (PYTHONPATH=/tmp/x)'")
+    assert clone_paths(command, root) == (
+        "scripts/bench_speed.py --model recurrent=experiments/s/r/model/model.tar.gz --parse "
+        "data/UD_English-EWT/en_ewt-ud-test.conllu --output-file experiments/p.conllu "
+        "--weights 'UAS/LAS of ROW[.seedN]/model/ (PYTHONPATH=DIR)'")
+
+
+def test_the_speed_section_names_the_runs_it_needs_relative_to_the_repository(tmp_path):
+    from seqgraph_experiments.report import write_report
+
+    speed = json.loads((RESULTS / "speed.json").read_text(encoding="utf-8"))
+    speed["rows"][0]["archive"] = "/elsewhere/experiments/ewt_converged/coach_valid/model/model.tar.gz"
+    speed["command"] = f"scripts/bench_speed.py --model recurrent={speed['rows'][0]['archive']}"
+    (tmp_path / "speed.json").write_text(json.dumps(speed))
+    write_report(tmp_path, tmp_path / "RESULTS.md")
+    report = (tmp_path / "RESULTS.md").read_text(encoding="utf-8")
+    assert not ABSOLUTE_PATH.search(report)
+    assert ".venv/bin/python scripts/bench_speed.py --model recurrent=experiments/ewt_converged/coach_valid/model/" \
+           "model.tar.gz" in report
+    assert "`experiments/ewt_converged/coach_valid/model/model.tar.gz`" in report
+    assert "`scripts/run_experiments.py` writes each row's" in report

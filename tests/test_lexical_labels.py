@@ -1,0 +1,141 @@
+"""
+The lexical part of enhanced labels filled from the words (`seqgraph_allennlp.common.lexical_labels`) by hand,
+and the predictor's `lexical_labels` option.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from seqgraph_allennlp.common.lexical_labels import fill_lexical_labels
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "fixtures" / "configs"
+DATA = ROOT / "fixtures" / "conllu" / "en_small.conllu"
+BASIC = {"root", "nsubj", "obl", "case", "nmod", "nmod:poss", "conj", "cc", "fixed", "advcl", "mark", "det", "punct",
+         "acl:relcl", "obj", "obl:unmarked"}
+
+
+def fill(rows, graph, only_subtyped=False):
+    """rows: (form, lemma, head, relation) per word."""
+    forms, lemmas, heads, relations = zip(*rows)
+    return fill_lexical_labels(forms, lemmas, heads, relations, graph, BASIC, only_subtyped=only_subtyped)
+
+
+def test_case_marker_and_fixed_expression():
+    # "slept in the park because of rain"
+    rows = [("slept", "sleep", 0, "root"), ("in", "in", 4, "case"), ("the", "the", 4, "det"),
+            ("park", "park", 1, "obl"), ("because", "because", 7, "case"), ("of", "of", 5, "fixed"),
+            ("rain", "rain", 1, "obl")]
+    graph = [[(0, "root")], [(4, "case")], [(4, "det")], [(1, "obl:at")], [(7, "case")], [(5, "fixed")],
+             [(1, "obl")]]
+    filled = fill(rows, graph)
+    assert filled[3] == [(1, "obl:in")]
+    assert filled[6] == [(1, "obl:because_of")]
+    # the words other than obl/nmod/advcl/acl/conj keep their labels
+    assert [filled[index] for index in (0, 1, 2, 4, 5)] == [graph[index] for index in (0, 1, 2, 4, 5)]
+    # only where the parser gave a subtype
+    assert fill(rows, graph, only_subtyped=True)[6] == [(1, "obl")]
+    assert fill(rows, graph, only_subtyped=True)[3] == [(1, "obl:in")]
+
+
+def test_lemma_lower_cased_and_forms_when_no_lemma():
+    rows = [("went", "go", 0, "root"), ("Into", "into", 3, "case"), ("town", "town", 1, "obl")]
+    assert fill(rows, [[(0, "root")], [(3, "case")], [(1, "obl:to")]])[2] == [(1, "obl:into")]
+    rows = [("went", "_", 0, "root"), ("Into", "_", 3, "case"), ("town", "_", 1, "obl")]
+    assert fill(rows, [[(0, "root")], [(3, "case")], [(1, "obl:to")]])[2] == [(1, "obl:into")]
+
+
+def test_basic_subtypes_paths_and_unmarked_words_are_left_alone():
+    # "John 's dog , which runs"
+    rows = [("John", "John", 3, "nmod:poss"), ("'s", "'s", 1, "case"), ("dog", "dog", 0, "root"),
+            ("which", "which", 5, "nsubj"), ("runs", "run", 3, "acl:relcl")]
+    graph = [[(3, "nmod:poss")], [(1, "case")], [(0, "root")], [(5, "nsubj")], [(3, "acl:relcl")]]
+    assert fill(rows, graph) == graph
+    rows = [("saw", "see", 0, "root"), ("home", "home", 1, "obl:unmarked")]
+    graph = [[(0, "root")], [(1, "conj>obl:x"), (1, "obl:unmarked")]]
+    assert fill(rows, graph) == graph
+    # no marker: the parser's label stays
+    rows = [("saw", "see", 0, "root"), ("today", "today", 1, "obl")]
+    assert fill(rows, [[(0, "root")], [(1, "obl:on")]]) == [[(0, "root")], [(1, "obl:on")]]
+
+
+def test_conjuncts_take_the_coordinator_of_a_later_conjunct_and_symbols_are_no_subtype():
+    # "apples , pears and plums" / "A / B"
+    rows = [("apples", "apple", 0, "root"), (",", ",", 3, "punct"), ("pears", "pear", 1, "conj"),
+            ("and", "and", 5, "cc"), ("plums", "plum", 1, "conj")]
+    graph = [[(0, "root")], [(3, "punct")], [(1, "conj")], [(5, "cc")], [(1, "conj:or")]]
+    filled = fill(rows, graph)
+    assert filled[2] == [(1, "conj:and")] and filled[4] == [(1, "conj:and")]
+    rows = [("A", "A", 0, "root"), ("/", "/", 3, "cc"), ("B", "B", 1, "conj")]
+    assert fill(rows, [[(0, "root")], [(3, "cc")], [(1, "conj")]])[2] == [(1, "conj")]
+
+
+def test_two_labels_that_fill_alike_become_one_edge():
+    rows = [("went", "go", 0, "root"), ("into", "into", 3, "case"), ("town", "town", 1, "obl")]
+    assert fill(rows, [[(0, "root")], [(3, "case")], [(1, "obl"), (1, "obl:to")]])[2] == [(1, "obl:into")]
+
+
+def test_the_predictor_fills_the_labels_of_its_models_output(enhanced_model_archive, monkeypatch):
+    """
+    The predictor with `lexical_labels: "filled"` (the default) on a model whose output is the gold tree and
+    the gold graph without lexical subtypes (a tiny model predicts too few of them): its DEPS are
+    `fill_lexical_labels` of that output, and they get the markers back (`obl:from`).
+    """
+    from allennlp.models.archival import load_archive
+    from allennlp.predictors import Predictor
+
+    import seqgraph_allennlp  # noqa: F401
+    from seqgraph_allennlp.common.conllu import read_sentences
+    from seqgraph_allennlp.common.enhanced import enhanced_graph
+
+    sentences = list(read_sentences(str(DATA)))
+    stripped = [[[[head, label.split(":")[0] if label.split(":")[0] in ("obl", "nmod", "conj") else label]
+                  for head, label in word] for word in enhanced_graph(sentence)] for sentence in sentences]
+    archive = load_archive(str(enhanced_model_archive))
+    basic = set(archive.model.vocab.get_token_to_index_vocabulary("head_tags"))
+    outputs = {}
+    for lexical_labels in ("filled", "predicted"):
+        predictor = Predictor.from_archive(archive, "seqgraph_parser", extra_args={"lexical_labels": lexical_labels})
+        forward = predictor._forward_on_instances
+
+        def gold_output(instances, forward=forward):
+            results = forward(instances)
+            for result, instance in zip(results, instances):
+                index = [sentence.words[0].line_number for sentence in sentences].index(
+                    instance["metadata"]["conllu"].words[0].line_number)
+                result["predicted_heads"] = [word.head for word in sentences[index].words]
+                result["predicted_dependencies"] = [word.deprel for word in sentences[index].words]
+                result["predicted_deps"] = stripped[index]
+            return results
+
+        monkeypatch.setattr(predictor, "_forward_on_instances", gold_output)
+        instances = list(predictor._dataset_reader.read(str(DATA)))
+        outputs[lexical_labels] = predictor.predict_batch_instance(instances)
+    filled_labels = 0
+    for sentence, graph, plain, filled in zip(sentences, stripped, outputs["predicted"], outputs["filled"]):
+        assert plain["predicted_deps"] == graph
+        expected = fill_lexical_labels(
+            [word.form for word in sentence.words], [word.lemma for word in sentence.words],
+            [word.head for word in sentence.words], [word.deprel for word in sentence.words],
+            [[tuple(pair) for pair in word] for word in graph], basic,
+        )
+        assert filled["predicted_deps"] == [[list(pair) for pair in word] for word in expected]
+        filled_labels += sum(pair not in word for word, filled_word in zip(graph, filled["predicted_deps"])
+                             for pair in filled_word)
+    assert filled_labels > 0
+    assert [4, "obl:from"] in outputs["filled"][0]["predicted_deps"][2]
+
+
+def test_an_unknown_lexical_labels_value_is_refused(enhanced_model_archive, tmp_path):
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "allennlp"), "predict", str(enhanced_model_archive), str(DATA),
+         "--use-dataset-reader", "--predictor-args", '{"lexical_labels": "guessed"}', "--include-package",
+         "seqgraph_allennlp", "--silent", "--output-file", str(tmp_path / "out.jsonl")],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert result.returncode != 0
+    assert 'lexical_labels must be "filled" or "predicted", got \'guessed\'' in result.stderr
+    assert "Traceback" not in result.stderr
