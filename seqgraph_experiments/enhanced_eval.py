@@ -93,6 +93,7 @@ def budget_status(used: Dict, metrics: Dict) -> Dict[str, Any]:
     trainer = used.get("trainer", {})
     epochs = trainer.get("num_epochs")
     patience = trainer.get("patience")
+    metric = trainer.get("validation_metric", "+UAS")
     done = metrics.get("epoch", -1) + 1
     finished = epochs is not None and done >= epochs
     if finished:
@@ -100,12 +101,12 @@ def budget_status(used: Dict, metrics: Dict) -> Dict[str, Any]:
     elif epochs is None:
         says = f"{done} epochs; the config names no num_epochs"
     else:
-        says = f"did NOT finish its budget: {done} of {epochs} epochs ({stop_reason(metrics, epochs, patience)})"
+        says = f"did NOT finish its budget: {done} of {epochs} epochs ({stop_reason(metrics, epochs, patience, metric)})"
     return {
         "budget": {"epochs": epochs, "patience": patience},
         "epochs_done": done,
         "finished_budget": finished,
-        "stopped": stop_reason(metrics, epochs, patience) if epochs is not None else None,
+        "stopped": stop_reason(metrics, epochs, patience, metric) if epochs is not None else None,
         "budget_says": says,
     }
 

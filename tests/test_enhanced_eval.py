@@ -167,7 +167,11 @@ def test_an_unfinished_budget_is_said_plainly():
     assert status["budget_says"] == "did NOT finish its budget: 5 of 12 epochs (stopped after 5 of 12 epochs)"
     status = budget_status({"trainer": {"num_epochs": 12, "patience": 3}}, {"epoch": 6, "best_epoch": 3})
     assert status["finished_budget"] is False
-    assert "early stopping" in status["budget_says"]
+    assert "early stopping: no better dev UAS for 3 epochs" in status["budget_says"]
+    # a run selected on ELAS stopped for want of a better dev ELAS
+    status = budget_status({"trainer": {"num_epochs": 40, "patience": 5, "validation_metric": "+ELAS"}},
+                           {"epoch": 20, "best_epoch": 15})
+    assert status["stopped"] == "early stopping: no better dev ELAS for 5 epochs"
     assert budget_status({"trainer": {"num_epochs": 12}}, {"epoch": 11, "best_epoch": 9})["finished_budget"] is True
 
 
