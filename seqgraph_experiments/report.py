@@ -497,6 +497,13 @@ REFERENCE_LABELS = {
 }
 
 
+def lexical_labels_text(result: Dict) -> str:
+    """How a row's test prediction wrote the lexical part of its labels (the predictor's `lexical_labels`)."""
+    if result.get("lexical_labels", "predicted") == "predicted":
+        return "the model's"
+    return f"filled from the words (the model's: {percent(result['test_own_labels']['ELAS'])})"
+
+
 def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
     """
     The "Enhanced UD (EWT)" section: the runs of scripts/enhanced_eval.py (results/enhanced/ROW[.seedN].json),
@@ -516,11 +523,13 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
         "with the empty nodes collapsed in both files, as the IWPT shared tasks scored them; in %. Epochs: "
         "done / the config's budget. Parse sent/s: test sentences over the wall clock of `allennlp predict` in a "
         "new process, start-up and model loading included (on the machine in the JSON). Commit: the "
-        "evaluation's.",
+        "evaluation's. The lexical part of the labels (`obl:in`): the model's own, or filled from the words by "
+        "the predictor (`lexical_labels`, its default since 2026-11-26), with the model's own beside "
+        "(`scripts/lexical_labels.py` compares them).",
         "",
-        "| row | seed | epochs (done / budget) | best epoch | dev ELAS | test ELAS | test EULAS | test UAS | test LAS | "
-        "test ELAS of its own tree copied into DEPS | parse sent/s | date | commit |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| row | seed | epochs (done / budget) | best epoch | dev ELAS | test ELAS | lexical part of the labels | "
+        "test EULAS | test UAS | test LAS | test ELAS of its own tree copied into DEPS | parse sent/s | date | commit |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     unfinished = []
     for result in runs:
@@ -531,7 +540,8 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
         lines.append(
             f"| {result['row']} | {result['seed']} | {result['epochs_done']} / {budget}"
             f"{'' if result['finished_budget'] else ' (unfinished)'} | {result['best_epoch']} | "
-            f"{percent(result['dev']['ELAS'])} | {percent(test['ELAS'])} | {percent(test['EULAS'])} | "
+            f"{percent(result['dev']['ELAS'])} | {percent(test['ELAS'])} | {lexical_labels_text(result)} | "
+            f"{percent(test['EULAS'])} | "
             f"{percent(test['UAS'])} | {percent(test['LAS'])} | "
             f"{percent(result.get('test_own_tree_copy', {}).get('ELAS'))} | {result['parse']['sentences_per_second']:.1f} | "
             f"{result['date'][:10]} | {result['git_commit'][:7]}{'+' if 'uncommitted' in result['git_commit'] else ''} |"
@@ -543,7 +553,7 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
         for name, row in reference["rows"].items():
             label = REFERENCE_LABELS.get(name, f"tree copy: {name} (predicted tree)")
             lines.append(
-                f"| {label} |  |  |  |  | {percent(row['ELAS'])} | {percent(row['EULAS'])} | "
+                f"| {label} |  |  |  |  | {percent(row['ELAS'])} |  | {percent(row['EULAS'])} | "
                 f"{percent(row.get('UAS'))} | {percent(row.get('LAS'))} |  |  | {reference['date'][:10]} | {commit} |"
             )
     lines.append("")

@@ -139,14 +139,15 @@ def test_enhanced_table_renders_the_run_and_the_reference_lines(evaluated, tmp_p
     assert lines[0] == "## Enhanced UD (EWT)"
     test = result["test"]
     row = (f"| {ROW} | 0 | 3 / 3 | {result['best_epoch']} | {100 * result['dev']['ELAS']:.2f} | "
-           f"{100 * test['ELAS']:.2f} | {100 * test['EULAS']:.2f} | {100 * test['UAS']:.2f} | {100 * test['LAS']:.2f} | "
+           f"{100 * test['ELAS']:.2f} | filled from the words (the model's: {100 * result['test_own_labels']['ELAS']:.2f}) | "
+           f"{100 * test['EULAS']:.2f} | {100 * test['UAS']:.2f} | {100 * test['LAS']:.2f} | "
            f"{100 * result['test_own_tree_copy']['ELAS']:.2f} | {result['parse']['sentences_per_second']:.1f} | {result['date'][:10]} | {result['git_commit'][:7]}")
     assert [line for line in lines if line.startswith(f"| {ROW} |")] == [
         row + ("+ |" if "uncommitted" in result["git_commit"] else " |")]
-    assert "| tree copy: gold tree |  |  |  |  | 86.00 | 97.29 | 100.00 | 100.00 |  |  | 2026-11-26 | abcdef0 |" in lines
-    assert ("| ceiling: gold graph as the parser represents it |  |  |  |  | 100.00 | 100.00 |  |  |  |  | 2026-11-26 | "
+    assert "| tree copy: gold tree |  |  |  |  | 86.00 |  | 97.29 | 100.00 | 100.00 |  |  | 2026-11-26 | abcdef0 |" in lines
+    assert ("| ceiling: gold graph as the parser represents it |  |  |  |  | 100.00 |  | 100.00 |  |  |  |  | 2026-11-26 | "
             "abcdef0 |") in lines
-    assert ("| tree copy: some_parser.seed1 (predicted tree) |  |  |  |  | 73.37 | 81.90 | 87.40 | 84.11 |  |  | "
+    assert ("| tree copy: some_parser.seed1 (predicted tree) |  |  |  |  | 73.37 |  | 81.90 | 87.40 | 84.11 |  |  | "
             "2026-11-26 | abcdef0 |") in lines
     assert sum(line.startswith("| ") for line in lines) == 5  # header, run, three reference lines
     assert IWPT_NOTE in lines and "89.42" in IWPT_NOTE
