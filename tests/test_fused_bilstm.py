@@ -385,6 +385,6 @@ def test_bfloat16_options_run_float32_on_a_gpu_even_with_native_bfloat16(trainin
         # the encoder asks the same function (as RecurrentWeight does)
         encoder = FusedBiLstm(4, 3, num_layers=1, bfloat16_training=True, bfloat16_inference=True)
         encoder.train(training)
-        assert not encoder._in_bfloat16(cuda)
+        assert not encoder._bfloat16.active(encoder.training, cuda)
     finally:
         fused_bilstm.native_bfloat16.cache_clear()

@@ -496,7 +496,7 @@ def test_the_full_model_with_the_shipped_bfloat16_options_trains_and_parses_clos
         vocab=vocab, params=Params.from_file(str(CONFIGS / "coach_valid.jsonnet"), json.dumps(flags))["model"]
     )
     plain = Model.from_params(vocab=vocab, params=Params.from_file(str(CONFIGS / "coach_valid.jsonnet"))["model"])
-    assert not plain.encoder._bfloat16_training and fast.encoder._bfloat16_training
+    assert not plain.encoder._bfloat16.training and fast.encoder._bfloat16.training
     native = native_bfloat16(torch.device("cpu"))
 
     def train_pass(model):

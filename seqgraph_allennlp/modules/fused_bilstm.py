@@ -1,10 +1,12 @@
-import functools
 from typing import Dict
 
 import torch
 from allennlp.modules import InputVariationalDropout
 from allennlp.modules.seq2seq_encoders import Seq2SeqEncoder
 from allennlp.nn.initializers import block_orthogonal
+
+# re-exported: where they lived before the precision policy had its own module
+from seqgraph_allennlp.modules.precision import Bfloat16Options, in_bfloat16, native_bfloat16  # noqa: F401
 
 
 def reverse_within_lengths(inputs: torch.Tensor, lengths: torch.LongTensor) -> torch.Tensor:
@@ -22,25 +24,6 @@ def reverse_within_lengths(inputs: torch.Tensor, lengths: torch.LongTensor) -> t
     # shape (batch_size, T)
     source = torch.where(positions < lengths, lengths - 1 - positions, positions)
     return inputs.gather(1, source.unsqueeze(-1).expand_as(inputs))
-
-
-@functools.lru_cache(maxsize=None)
-def native_bfloat16(device: torch.device) -> bool:
-    """
-    Whether `device` is a CPU that computes bfloat16 matrix products natively (oneDNN with AVX512-BF16 or
-    AMX); emulated bfloat16 would be slower than float32. A GPU never counts, whatever it supports: the
-    bfloat16 options were measured (speed and accuracy) on CPUs only, so on a GPU they run float32. Asked
-    once per device: the decoder asks at every step.
-    """
-    return device.type == "cpu" and torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported()
-
-
-def in_bfloat16(training: bool, bfloat16_training: bool, bfloat16_inference: bool, device: torch.device) -> bool:
-    """
-    Whether a module with the options `bfloat16_training` and `bfloat16_inference` computes in bfloat16 now:
-    its current mode's option, on a CPU that has bfloat16 natively (`native_bfloat16`).
-    """
-    return (bfloat16_training if training else bfloat16_inference) and native_bfloat16(device)
 
 
 @Seq2SeqEncoder.register("fused_bilstm")
@@ -106,8 +89,7 @@ class FusedBiLstm(Seq2SeqEncoder):
         bfloat16_training: bool = False,
     ) -> None:
         super().__init__(stateful=False)
-        self._bfloat16_inference = bfloat16_inference
-        self._bfloat16_training = bfloat16_training
+        self._bfloat16 = Bfloat16Options(training=bfloat16_training, inference=bfloat16_inference)
         for name, value in (("layer_dropout", layer_dropout), ("recurrent_dropout", recurrent_dropout)):
             if not 0.0 <= value < 1.0:
                 raise ValueError(f"fused_bilstm: {name} must be in [0, 1), got {value}")
@@ -156,25 +138,17 @@ class FusedBiLstm(Seq2SeqEncoder):
     def is_bidirectional(self) -> bool:
         return True
 
-    def _in_bfloat16(self, device: torch.device) -> bool:
-        return in_bfloat16(self.training, self._bfloat16_training, self._bfloat16_inference, device)
-
     def _run(self, lstm: torch.nn.LSTM, inputs: torch.Tensor) -> torch.Tensor:
-        if self._in_bfloat16(inputs.device):
-            with torch.autocast(inputs.device.type, dtype=torch.bfloat16):
-                output = self._lstm(lstm, inputs)
-            return output.to(inputs.dtype)
-        return self._lstm(lstm, inputs)
+        with self._bfloat16.autocast(self.training, inputs.device):
+            output = self._lstm(lstm, inputs)
+        return output.to(inputs.dtype)
 
     def _highway(self, index: int, layer_input: torch.Tensor, output: torch.Tensor) -> torch.Tensor:
         gate_layer, carry_layer = self.highway_gates[index], self.highway_carries[index]
         # parsing only: bfloat16_training was measured with the highway in float32
-        if not self.training and self._in_bfloat16(layer_input.device):
-            with torch.autocast(layer_input.device.type, dtype=torch.bfloat16):
-                gate, carry = gate_layer(layer_input), carry_layer(layer_input)
-            gate, carry = gate.to(output.dtype), carry.to(output.dtype)
-        else:
+        with self._bfloat16._replace(training=False).autocast(self.training, layer_input.device):
             gate, carry = gate_layer(layer_input), carry_layer(layer_input)
+        gate, carry = gate.to(output.dtype), carry.to(output.dtype)
         gate = torch.sigmoid(gate)
         return gate * output + (1.0 - gate) * carry
 

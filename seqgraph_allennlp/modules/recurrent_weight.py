@@ -4,7 +4,7 @@ import torch
 from allennlp.common import FromParams
 
 from seqgraph_allennlp.modules.bilinear import MatmulBilinearMatrixAttention
-from seqgraph_allennlp.modules.fused_bilstm import in_bfloat16
+from seqgraph_allennlp.modules.precision import Bfloat16Options
 
 # (h, c) of the LSTM cell
 RecurrentState = Tuple[torch.Tensor, torch.Tensor]
@@ -72,8 +72,7 @@ class RecurrentWeight(torch.nn.Module, FromParams):
     ) -> None:
         super().__init__()
         self.max_sentence_length = max_sentence_length
-        self._bfloat16_training = bfloat16_training
-        self._bfloat16_inference = bfloat16_inference
+        self._bfloat16 = Bfloat16Options(training=bfloat16_training, inference=bfloat16_inference)
         self._position_dim = position_dim
         self._weight_dim = weight_dim
         self.edge_projection = torch.nn.Linear(encoder_dim, edge_dim, bias=False)
@@ -175,12 +174,10 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         matrix `W_t` itself is never built, which is the largest product of a step (the same value,
         fewer operations and far less memory traffic).
         """
-        if in_bfloat16(self.training, self._bfloat16_training, self._bfloat16_inference, hidden.device):
-            with torch.autocast(hidden.device.type, dtype=torch.bfloat16):
-                scores = self._score_update(hidden, head_positions, dependent_positions)
-            # S_t sums the updates in float32
-            return scores.float()
-        return self._score_update(hidden, head_positions, dependent_positions)
+        with self._bfloat16.autocast(self.training, hidden.device):
+            scores = self._score_update(hidden, head_positions, dependent_positions)
+        # S_t sums the updates in float32 (the hidden state's type)
+        return scores.to(hidden.dtype)
 
     def _score_update(
         self,

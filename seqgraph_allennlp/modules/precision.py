@@ -1,0 +1,58 @@
+"""
+The package's one precision policy: where a module computes in bfloat16. Two modules take bfloat16 options,
+each with its own pair because each pair was measured on its own (speed and accuracy, docs/BENCHMARKS.md and
+docs/RESULTS.md): the encoder (`fused_bilstm`: `bfloat16_training`, `bfloat16_inference`) and the recurrent
+weight model (`recurrent_weight`: the same two names). What those options mean is decided here only:
+
+* bfloat16 is used in the module's current mode (training or not) when that mode's option is on, and only on
+  a CPU that computes bfloat16 matrix products natively (`native_bfloat16`); anywhere else, float32;
+* inside, it is `torch.autocast` (`Bfloat16Options.autocast`), so weights, gradients and the optimiser's
+  state stay float32, and a module casts its result back to float32 where its callers sum it.
+"""
+import contextlib
+import functools
+from typing import ContextManager, NamedTuple
+
+import torch
+
+
+@functools.lru_cache(maxsize=None)
+def native_bfloat16(device: torch.device) -> bool:
+    """
+    Whether `device` is a CPU that computes bfloat16 matrix products natively (oneDNN with AVX512-BF16 or
+    AMX); emulated bfloat16 would be slower than float32. A GPU never counts, whatever it supports: the
+    bfloat16 options were measured (speed and accuracy) on CPUs only, so on a GPU they run float32. Asked
+    once per device: the decoder asks at every step.
+    """
+    return device.type == "cpu" and torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported()
+
+
+class Bfloat16Options(NamedTuple):
+    """
+    A module's two bfloat16 options.
+
+    # Parameters
+
+    training : `bool`, optional (default = `False`)
+        Compute in bfloat16 in training.
+    inference : `bool`, optional (default = `False`)
+        Compute in bfloat16 outside training (parsing, validation).
+    """
+
+    training: bool = False
+    inference: bool = False
+
+    def active(self, training: bool, device: torch.device) -> bool:
+        """Whether a module in mode `training` on `device` computes in bfloat16 now."""
+        return (self.training if training else self.inference) and native_bfloat16(device)
+
+    def autocast(self, training: bool, device: torch.device) -> ContextManager:
+        """`torch.autocast` to bfloat16 where `active`, else a context that changes nothing."""
+        if self.active(training, device):
+            return torch.autocast(device.type, dtype=torch.bfloat16)
+        return contextlib.nullcontext()
+
+
+def in_bfloat16(training: bool, bfloat16_training: bool, bfloat16_inference: bool, device: torch.device) -> bool:
+    """`Bfloat16Options(bfloat16_training, bfloat16_inference).active(training, device)`."""
+    return Bfloat16Options(bfloat16_training, bfloat16_inference).active(training, device)
