@@ -183,3 +183,26 @@ def test_a_seed_that_is_not_the_runs_is_refused():
         check_seed({}, 1)
     with pytest.raises(SystemExit):
         check_seed({"random_seed": 13372, "numpy_seed": 1339, "pytorch_seed": 135}, 0)
+
+
+def test_the_tree_first_ceiling_holds_the_gold_tree_and_the_gold_graph(tmp_path, monkeypatch):
+    from seqgraph_allennlp.common.enhanced import enhanced_graph
+    from seqgraph_experiments import tree_copy
+
+    gold = ROOT / "fixtures" / "conllu" / "enhanced.conllu"
+    monkeypatch.setattr(tree_copy, "GOLD", gold)
+    output = tmp_path / "ceiling.conllu"
+    tree_copy.tree_first_graph(output)
+    added = 0
+    for sentence, written in zip(read_sentences(str(gold)), read_sentences(str(output))):
+        for word, pairs, written_pairs in zip(sentence.words, enhanced_graph(sentence), enhanced_graph(written)):
+            heads = {head for head, _ in written_pairs}
+            # every head of the gold graph but self-loops (one label per head: `representable_graph`), and the
+            # basic tree's
+            assert {head for head, _ in pairs if head != word.id} <= heads
+            assert word.head in heads
+            added += word.head not in {head for head, _ in pairs}
+            if word.head not in {head for head, _ in pairs}:
+                assert (word.head, word.deprel) in written_pairs
+    # the fixture's relative clause: a basic edge the enhanced graph moves to the antecedent
+    assert added > 0

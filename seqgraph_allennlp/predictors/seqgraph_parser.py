@@ -1,6 +1,6 @@
 import json
 import logging
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import torch
 from allennlp.common.checks import ConfigurationError
@@ -92,6 +92,33 @@ def forward_in_length_buckets(
         for position, output in zip(bucket, forward([instances[i] for i in bucket])):
             outputs[position] = output
     return outputs
+
+
+class PreparedBatch(NamedTuple):
+    """
+    Records (or instances) read and checked by `SeqGraphParserPredictor.prepare_batch_json` (or
+    `prepare_batch_instance`), not yet run through the model: `predict_prepared` gives their outputs.
+
+    # Parameters
+
+    results : `List[Any]`
+        One entry per input: the error output of one that cannot be parsed, `{"sentences": [...]}` for a
+        `text` record (its too long sentences' errors in place, `None` for the others), else `None`.
+    pending : `List[Tuple[int, Optional[int], Instance, Optional[JsonDict]]]`
+        The sentences to parse: the input's position, the sentence's among those of a `text` record (else
+        `None`), its instance, and the keys that a sentence of a text adds to its output (else `None`).
+    input_errors : `List[int]`
+        The positions of the records that could not be read at all (`InputError`: not a JSON object, a
+        wrong type, no words, ...), whose `results` are their errors; a sentence too long is not one.
+    """
+
+    results: List[Any]
+    pending: List[Tuple[int, Optional[int], Instance, Optional[JsonDict]]]
+    input_errors: List[int]
+
+    @property
+    def instances(self) -> List[Instance]:
+        return [instance for _, _, instance, _ in self.pending]
 
 
 class InputError(SeqGraphError, ValueError):
@@ -444,14 +471,23 @@ class SeqGraphParserPredictor(Predictor):
         return self.predict_batch_json([inputs])[0]
 
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
+        return self.predict_prepared([self.prepare_batch_json(inputs)])[0]
+
+    def prepare_batch_json(self, inputs: List[JsonDict]) -> PreparedBatch:
+        """
+        The first half of `predict_batch_json`: reads and checks the records and builds their instances,
+        without running the model (`predict_prepared` does). A record that cannot be read, or a sentence
+        too long for the model, gets its error output now.
+        """
         results: List[Any] = [None] * len(inputs)
-        # (record position, sentence of a text record or None, instance, keys added to its output)
         pending: List[Tuple[int, Optional[int], Instance, Optional[JsonDict]]] = []
+        input_errors: List[int] = []
         for position, record in enumerate(inputs):
             try:
                 parts = self._json_to_instances(record)
             except InputError as error:
                 results[position] = self._error(self._record_name(record) + str(error))
+                input_errors.append(position)
                 continue
             is_text = isinstance(record, dict) and TEXT_KEY in record
             if is_text:
@@ -468,10 +504,29 @@ class SeqGraphParserPredictor(Predictor):
                 if extras is not None:
                     output.update((key, extras[key]) for key in ("record", "sent_id", "text") if key in extras)
                 self._place(results, position, slot, output)
-        outputs = self._predict([instance for _, _, instance, _ in pending])
-        for (position, slot, _, extras), output in zip(pending, outputs):
-            self._place(results, position, slot, output if extras is None else {**output, **extras})
-        return results
+        return PreparedBatch(results, pending, input_errors)
+
+    def predict_prepared(
+        self, batches: List[PreparedBatch], batch_size: Optional[int] = None
+    ) -> List[List[JsonDict]]:
+        """
+        The outputs of prepared batches (`prepare_batch_json`, `prepare_batch_instance`), one list per batch,
+        from one run of the model over the sentences of all of them (in runs of at most `batch_size`
+        sentences, when given): the parser service (`seqgraph_allennlp.serve`) batches the requests that
+        arrive together this way. A batch may have been prepared by another predictor of the same model and
+        options (each numbers its own `text` sentences). Each batch's `results` are filled in place.
+        """
+        instances = [instance for batch in batches for instance in batch.instances]
+        step = batch_size or max(1, len(instances))
+        outputs: List[JsonDict] = []
+        for start in range(0, len(instances), step):
+            outputs.extend(self._predict(instances[start : start + step]))
+        remaining = iter(outputs)
+        for batch in batches:
+            for position, slot, _, extras in batch.pending:
+                output = next(remaining)
+                self._place(batch.results, position, slot, output if extras is None else {**output, **extras})
+        return [batch.results for batch in batches]
 
     @staticmethod
     def _place(results: List[Any], position: int, slot: Optional[int], output: JsonDict) -> None:
@@ -484,22 +539,25 @@ class SeqGraphParserPredictor(Predictor):
         return self.predict_batch_instance([instance])[0]
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
-        results: List[Optional[JsonDict]] = [None] * len(instances)
-        good: List[Instance] = []
-        positions: List[int] = []
+        return self.predict_prepared([self.prepare_batch_instance(instances)])[0]
+
+    def prepare_batch_instance(self, instances: List[Instance]) -> PreparedBatch:
+        """
+        The first half of `predict_batch_instance` (as `prepare_batch_json` is of `predict_batch_json`): a
+        sentence too long for the model gets its error output now.
+        """
+        results: List[Any] = [None] * len(instances)
+        pending: List[Tuple[int, Optional[int], Instance, Optional[JsonDict]]] = []
         for position, instance in enumerate(instances):
             error_message = self._length_error(instance)
             if error_message is None:
-                good.append(instance)
-                positions.append(position)
+                pending.append((position, None, instance, None))
                 continue
             sentence = self._conllu_sentence(instance)
             if sentence is not None:
                 error_message = f"{sentence.file_path}:{sentence.start_line}: {error_message}"
             results[position] = self._error(error_message, sentence)
-        for position, output in zip(positions, self._predict(good)):
-            results[position] = output
-        return results  # type: ignore[return-value]
+        return PreparedBatch(results, pending, [])
 
     def _predict(self, instances: List[Instance]) -> List[JsonDict]:
         if not instances:
