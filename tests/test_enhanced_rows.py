@@ -1,0 +1,55 @@
+"""scripts/enhanced_rows.sh, the queue of the enhanced rows, with stand-ins for `allennlp` and Python that log their calls."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_queue(tmp_path, rows):
+    calls = tmp_path / "calls.log"
+    for name in ("allennlp", "python"):
+        stub = tmp_path / name
+        stub.write_text(f'#!/usr/bin/env bash\necho "{name} $*" >> {calls}\n')
+        stub.chmod(0o755)
+    env = {**os.environ, "ALLENNLP": str(tmp_path / "allennlp"), "PYTHON": str(tmp_path / "python"),
+           "RUNS": str(tmp_path / "runs"), "RESULTS_DIR": str(tmp_path / "results"), "ROWS": rows}
+    result = subprocess.run(["bash", str(ROOT / "scripts" / "enhanced_rows.sh")], env=env, capture_output=True,
+                            text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    return result.stdout, calls.read_text().splitlines() if calls.exists() else []
+
+
+def overrides_of(call):
+    return json.loads(call.split(" -o ", 1)[1].split("}", 1)[0] + "}")
+
+
+def test_new_rows_train_with_the_budget_features_and_seed_then_are_evaluated(tmp_path):
+    _, calls = run_queue(tmp_path, "coach_valid_mpnet_enhanced:2 graph_parser_enhanced:0")
+    assert len(calls) == 4
+    train, evaluate = calls[0], calls[1]
+    assert train.startswith("allennlp train training_config/coach_valid_mpnet_enhanced.jsonnet -s ")
+    assert f"{tmp_path}/runs/coach_valid_mpnet_enhanced.seed2 " in train and "--recover" not in train
+    assert overrides_of(train) == {
+        "trainer.num_epochs": 40, "trainer.patience": 5,
+        "model.text_field_embedder.token_embedders.mpnet.cache_directory": "experiments/features",
+        "random_seed": 13372, "numpy_seed": 1339, "pytorch_seed": 135}
+    assert evaluate.split() == ["python", "scripts/enhanced_eval.py", "--serialization-dir",
+                                f"{tmp_path}/runs/coach_valid_mpnet_enhanced.seed2", "--row",
+                                "coach_valid_mpnet_enhanced", "--seed", "2", "--out-dir", f"{tmp_path}/results"]
+    # without pretrained features: no feature cache; seed 0: AllenNLP's default seeds
+    assert overrides_of(calls[2]) == {"trainer.num_epochs": 40, "trainer.patience": 5}
+
+
+def test_a_started_row_recovers_a_trained_one_is_only_evaluated_and_a_done_one_is_skipped(tmp_path):
+    (tmp_path / "runs" / "coach_valid_enhanced").mkdir(parents=True)
+    (tmp_path / "runs" / "graph_parser_enhanced").mkdir(parents=True)
+    (tmp_path / "runs" / "graph_parser_enhanced" / "model.tar.gz").write_text("")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "coach_valid_mpnet_enhanced.json").write_text("{}")
+    output, calls = run_queue(tmp_path, "coach_valid_mpnet_enhanced:0 coach_valid_enhanced:0 graph_parser_enhanced:0")
+    assert "coach_valid_mpnet_enhanced: " in output and "skipped" in output
+    assert [call.split()[:2] for call in calls] == [["allennlp", "train"], ["python", "scripts/enhanced_eval.py"],
+                                                    ["python", "scripts/enhanced_eval.py"]]
+    assert calls[0].endswith("--recover")
