@@ -48,6 +48,9 @@ DEV = ROOT / "data" / "UD_English-EWT" / "en_ewt-ud-dev.conllu"
 TEST = ROOT / "data" / "UD_English-EWT" / "en_ewt-ud-test.conllu"
 BATCH_SIZE = 64
 SCORES = ("UAS", "LAS", "CLAS", "ELAS", "EULAS")
+# the predictor's rules over the graph (`common.enhanced_rules`): its defaults, and all of them off
+RULES = {"lexical_labels": "filled", "drop_ref_tree_edges": True}
+NO_RULES = {"lexical_labels": "predicted", "drop_ref_tree_edges": False}
 
 
 def shown(path: Path) -> str:
@@ -176,13 +179,13 @@ def evaluate(serialization_dir: Path, row: str, seed: int, dev: Path, test: Path
             seconds, memory = elapsed, peak
         predictions[split] = predicted
     scores = {split: score(gold, predictions[split]) for split, gold in (("dev", dev), ("test", test))}
-    # the predictor fills the lexical part of the labels from the words by default (`lexical_labels`): the
-    # model's own labels too, for scripts/lexical_labels.py (not timed)
-    own_labels = work_dir / "test_predictions_own_labels.conllu"
-    own_labels.unlink(missing_ok=True)
-    run(commands.predict_conllu(str(archive), str(test), str(own_labels), batch_size=BATCH_SIZE,
-                                predictor_args={"lexical_labels": "predicted"}), work_dir / "predict.log", env)
-    test_own_labels = enhanced_scores(str(test), str(own_labels))
+    # the predictor applies its rules to the graph by default (`common.enhanced_rules`): the model's own graph
+    # too, for scripts/enhanced_rules.py (not timed)
+    without_rules = work_dir / "test_predictions_without_rules.conllu"
+    without_rules.unlink(missing_ok=True)
+    run(commands.predict_conllu(str(archive), str(test), str(without_rules), batch_size=BATCH_SIZE,
+                                predictor_args=NO_RULES), work_dir / "predict.log", env)
+    test_without_rules = enhanced_scores(str(test), str(without_rules))
     # the same model's basic tree copied into DEPS: what its graph phase and enhanced labels add over a tree
     tree_copy_path = work_dir / "test_tree_copy.conllu"
     tree_copy(predictions["test"], tree_copy_path)
@@ -234,12 +237,11 @@ def evaluate(serialization_dir: Path, row: str, seed: int, dev: Path, test: Path
             **own_tree_copy,
         },
         "test_predictions": {"path": shown(kept), "sha256": sha256(kept)},
-        "lexical_labels": "filled",
-        "test_own_labels": {
-            "note": "ELAS, EULAS of the same model's test prediction with its own enhanced labels "
-                    "(--predictor-args lexical_labels predicted); the row's scores fill their lexical part "
-                    "from the words (the predictor's default)",
-            **test_own_labels,
+        "rules": RULES,
+        "test_without_rules": {
+            "note": "ELAS, EULAS of the same model's test prediction without the predictor's rules over the graph "
+                    f"(--predictor-args {json.dumps(NO_RULES)}); the row's scores have them (its defaults)",
+            **test_without_rules,
         },
         "parse": {
             "seconds": seconds,

@@ -498,11 +498,11 @@ REFERENCE_LABELS = {
 }
 
 
-def lexical_labels_text(result: Dict) -> str:
-    """How a row's test prediction wrote the lexical part of its labels (the predictor's `lexical_labels`)."""
-    if result.get("lexical_labels", "predicted") == "predicted":
-        return "the model's"
-    return f"filled from the words (the model's: {percent(result['test_own_labels']['ELAS'])})"
+def rules_text(result: Dict) -> str:
+    """Whether a row's test prediction had the predictor's rules over the graph, and its ELAS without them."""
+    if "rules" not in result:
+        return "none"
+    return f"yes (without: {percent(result['test_without_rules']['ELAS'])})"
 
 
 def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
@@ -524,11 +524,12 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
         "with the empty nodes collapsed in both files, as the IWPT shared tasks scored them; in %. Epochs: "
         "done / the config's budget. Parse sent/s: test sentences over the wall clock of `allennlp predict` in a "
         "new process, start-up and model loading included (on the machine in the JSON). Commit: the "
-        "evaluation's. The lexical part of the labels (`obl:in`): the model's own, or filled from the words by "
-        "the predictor (`lexical_labels`, its default since 2026-11-26), with the model's own beside "
-        "(`scripts/lexical_labels.py` compares them).",
+        "evaluation's. Predictor's rules: whether the test prediction had the predictor's rules over the graph "
+        "(its defaults since 2026-11-26: the lexical part of the labels filled from the words, the tree edge of a "
+        "word attached by `ref` taken out; `seqgraph_allennlp/common/enhanced_rules.py`), with the test ELAS "
+        "of the model's own graph beside (`scripts/enhanced_rules.py` measures each rule).",
         "",
-        "| row | seed | epochs (done / budget) | best epoch | dev ELAS | test ELAS | lexical part of the labels | "
+        "| row | seed | epochs (done / budget) | best epoch | dev ELAS | test ELAS | predictor's rules | "
         "test EULAS | test UAS | test LAS | test ELAS of its own tree copied into DEPS | parse sent/s | date | commit |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -541,7 +542,7 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
         lines.append(
             f"| {result['row']} | {result['seed']} | {result['epochs_done']} / {budget}"
             f"{'' if result['finished_budget'] else ' (unfinished)'} | {result['best_epoch']} | "
-            f"{percent(result['dev']['ELAS'])} | {percent(test['ELAS'])} | {lexical_labels_text(result)} | "
+            f"{percent(result['dev']['ELAS'])} | {percent(test['ELAS'])} | {rules_text(result)} | "
             f"{percent(test['EULAS'])} | "
             f"{percent(test['UAS'])} | {percent(test['LAS'])} | "
             f"{percent(result.get('test_own_tree_copy', {}).get('ELAS'))} | {result['parse']['sentences_per_second']:.1f} | "

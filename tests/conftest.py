@@ -110,7 +110,7 @@ def trained_model_archive(tmp_path_factory):
     return serialization_dir / "model.tar.gz"
 
 
-# A tiny model of the enhanced graph, shared by tests/test_lexical_labels.py and tests/test_evaluate.py: the
+# A tiny model of the enhanced graph, shared by tests/test_enhanced_rules.py and tests/test_evaluate.py: the
 # fixture twin of training_config/coach_valid_enhanced.jsonnet (with its UPOS tagger) for ten epochs.
 @pytest.fixture(scope="session")
 def enhanced_model_archive(tmp_path_factory):

@@ -72,10 +72,10 @@ def test_scores_are_the_scorers_of_its_own_prediction(evaluated, tmp_path):
     ))
     own = {name: value for name, value in result["test_own_tree_copy"].items() if name != "note"}
     assert own == enhanced_scores(str(TEST), str(copy))
-    # the kept prediction has the labels filled from the words; the model's own labels are scored beside
-    assert result["lexical_labels"] == "filled"
-    own_labels = {name: value for name, value in result["test_own_labels"].items() if name != "note"}
-    assert own_labels == enhanced_scores(str(TEST), str(evaluated["work"] / "test_predictions_own_labels.conllu"))
+    # the kept prediction has the predictor's rules over the graph; the model's own graph is scored beside
+    assert result["rules"] == {"lexical_labels": "filled", "drop_ref_tree_edges": True}
+    without = {name: value for name, value in result["test_without_rules"].items() if name != "note"}
+    assert without == enhanced_scores(str(TEST), str(evaluated["work"] / "test_predictions_without_rules.conllu"))
 
 
 def test_records_the_training_and_the_budget(evaluated):
@@ -139,7 +139,7 @@ def test_enhanced_table_renders_the_run_and_the_reference_lines(evaluated, tmp_p
     assert lines[0] == "## Enhanced UD (EWT)"
     test = result["test"]
     row = (f"| {ROW} | 0 | 3 / 3 | {result['best_epoch']} | {100 * result['dev']['ELAS']:.2f} | "
-           f"{100 * test['ELAS']:.2f} | filled from the words (the model's: {100 * result['test_own_labels']['ELAS']:.2f}) | "
+           f"{100 * test['ELAS']:.2f} | yes (without: {100 * result['test_without_rules']['ELAS']:.2f}) | "
            f"{100 * test['EULAS']:.2f} | {100 * test['UAS']:.2f} | {100 * test['LAS']:.2f} | "
            f"{100 * result['test_own_tree_copy']['ELAS']:.2f} | {result['parse']['sentences_per_second']:.1f} | {result['date'][:10]} | {result['git_commit'][:7]}")
     assert [line for line in lines if line.startswith(f"| {ROW} |")] == [

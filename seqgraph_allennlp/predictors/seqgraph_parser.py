@@ -12,7 +12,7 @@ from allennlp.predictors.predictor import Predictor
 
 from seqgraph_allennlp.common.errors import SeqGraphError
 from seqgraph_allennlp.common.conllu import ConlluSentence, format_sentence, parse_string
-from seqgraph_allennlp.common.lexical_labels import fill_lexical_labels
+from seqgraph_allennlp.common.enhanced_rules import drop_replaced_tree_edges, fill_lexical_labels
 from seqgraph_allennlp.models.seqgraph_parser import DecodingOptions, check_decoding_options
 from seqgraph_allennlp.predictors.text_splitter import (
     DEFAULT_LANGUAGE,
@@ -253,9 +253,14 @@ class SeqGraphParserPredictor(Predictor):
     lexical_labels : `str`, optional (default = `"filled"`)
         For a model of the enhanced graph: `"filled"` writes the lexical part of the enhanced labels
         (`obl:in`, `conj:and`) from the words, the marker of each dependent in the predicted basic tree
-        (`seqgraph_allennlp.common.lexical_labels`), where the model's own label has one or could have one;
+        (`seqgraph_allennlp.common.enhanced_rules`), where the model's own label has one or could have one;
         `"predicted"` keeps the model's labels as they are. Filled scored higher on EWT test
-        (`results/enhanced/lexical_labels.json`). `--predictor-args '{"lexical_labels": "predicted"}'`.
+        (`results/enhanced/enhanced_rules.json`). `--predictor-args '{"lexical_labels": "predicted"}'`.
+    drop_ref_tree_edges : `bool`, optional (default = `True`)
+        For a model of the enhanced graph: take out of DEPS the basic tree edge of each word that the
+        predicted graph attaches with `ref` (a relative pronoun: enhanced UD moves its relation to the
+        antecedent, `common.enhanced_rules.drop_replaced_tree_edges`), which the tree-first parser's graph
+        cannot leave out itself. Measured in `results/enhanced/enhanced_rules.json`.
     """
 
     def __init__(
@@ -268,6 +273,7 @@ class SeqGraphParserPredictor(Predictor):
         language: Optional[str] = None,
         overwrite_upos: bool = False,
         lexical_labels: str = "filled",
+        drop_ref_tree_edges: bool = True,
     ) -> None:
         super().__init__(model, dataset_reader, frozen)
         if lexical_labels not in LEXICAL_LABELS:
@@ -275,6 +281,7 @@ class SeqGraphParserPredictor(Predictor):
                 f'seqgraph_parser predictor: lexical_labels must be "filled" or "predicted", got {lexical_labels!r}'
             )
         self.lexical_labels = lexical_labels
+        self.drop_ref_tree_edges = drop_ref_tree_edges
         # the basic relations, whose subtypes (nmod:poss, acl:relcl) are not lexical
         self._basic_relations = set(model.vocab.get_token_to_index_vocabulary("head_tags"))
         # None: the model decodes as its config says
@@ -573,8 +580,8 @@ class SeqGraphParserPredictor(Predictor):
             result = {key: sanitize(output[key]) for key in OUTPUT_KEYS if key in output}
             if "words" not in result:
                 result["words"] = [token.text for token in instance["words"]]  # type: ignore
-            if "predicted_deps" in result and self.lexical_labels == "filled":
-                result["predicted_deps"] = self._filled_deps(result, self._conllu_sentence(instance))
+            if "predicted_deps" in result:
+                result["predicted_deps"] = self._enhanced_rules(result, self._conllu_sentence(instance))
             if self.output_format == "conllu":
                 sentence = self._conllu_sentence(instance)
                 if sentence is None:
@@ -589,14 +596,22 @@ class SeqGraphParserPredictor(Predictor):
             results.append(result)
         return results
 
-    def _filled_deps(self, result: JsonDict, sentence: Optional[ConlluSentence]) -> List[List[List[Any]]]:
-        """`predicted_deps` with the lexical part of its labels filled from the words (`lexical_labels`)."""
-        forms = result["words"]
-        lemmas = [word.lemma for word in sentence.words] if sentence is not None else ["_"] * len(forms)
-        graph = fill_lexical_labels(
-            forms, lemmas, result["predicted_heads"], result["predicted_dependencies"], _enhanced_graph(result),
-            self._basic_relations,
-        )
+    def _enhanced_rules(self, result: JsonDict, sentence: Optional[ConlluSentence]) -> List[List[List[Any]]]:
+        """
+        `predicted_deps` after the predictor's rules (`common.enhanced_rules`): the lexical part of its labels
+        filled from the words (`lexical_labels`), then the tree edges of the words attached by `ref` taken out
+        (`drop_ref_tree_edges`).
+        """
+        graph = _enhanced_graph(result)
+        if self.lexical_labels == "filled":
+            forms = result["words"]
+            lemmas = [word.lemma for word in sentence.words] if sentence is not None else ["_"] * len(forms)
+            graph = fill_lexical_labels(
+                forms, lemmas, result["predicted_heads"], result["predicted_dependencies"], graph,
+                self._basic_relations,
+            )
+        if self.drop_ref_tree_edges:
+            graph = drop_replaced_tree_edges(result["predicted_heads"], graph)
         return [[[head, label] for head, label in word] for word in graph]
 
     def _forward_on_instances(self, instances: List[Instance]) -> List[Dict[str, Any]]:

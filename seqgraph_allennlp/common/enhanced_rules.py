@@ -1,10 +1,14 @@
 """
+What the predictor does to a predicted enhanced graph from the words and the tree: the lexical part of the labels
+filled in (`fill_lexical_labels`), and the tree edges that enhanced UD replaces taken out
+(`drop_replaced_tree_edges`).
+
 The lexical part of enhanced UD labels filled from the words, as the IWPT 2020/2021 systems filled it:
 `obl:in`, `nmod:of`, `advcl:if`, `conj:and` carry the case marker, subordinator or coordinator of the
 dependent (its `case`, `mark` or `cc` child in the basic tree), lower-cased, with the words of a `fixed`
 expression joined by `_` (`because_of`). A parser that predicts full enhanced labels from a closed
 vocabulary cannot write a marker it never saw in training; filling writes any. Which of the two is better is
-measured in `scripts/lexical_labels.py` (`results/enhanced/lexical_labels.json`).
+measured in `scripts/enhanced_rules.py` (`results/enhanced/enhanced_rules.json`).
 
 The rule, as UD English-EWT's enhanced layer is built (counted on its training set by that script):
 
@@ -107,3 +111,48 @@ def fill_lexical_labels(
             new_pairs.append((head, label if found is None else f"{relation}:{found}"))
         filled.append(sorted(set(new_pairs), key=lambda pair: (pair[0], pair[1])))
     return filled
+
+
+def drop_replaced_tree_edges(heads: Sequence[int], graph: EnhancedGraph) -> EnhancedGraph:
+    """
+    `graph` without the basic tree edge of each word that the graph attaches with `ref`: in enhanced UD a
+    relative pronoun hangs from its antecedent by `ref`, and the relation it has in the basic tree goes to the
+    antecedent instead (EWT: 1,258 of the 1,259 train words with a `ref` edge lack their tree edge, 124 of 124
+    on test). The tree-first parser's graph always holds its tree (`structs.graph`), so the edge is taken out
+    here. Kept where taking it out would leave the word unreachable from the root: the antecedent under the
+    word itself in the tree.
+
+    # Parameters
+
+    heads : `Sequence[int]`, the basic tree (HEAD, 0 the root), word 1 first.
+    graph : `EnhancedGraph`, each word's `(head, label)` pairs.
+    """
+
+    def tree_ancestors(node: int) -> Set[int]:
+        seen: Set[int] = set()
+        while node != 0 and node not in seen:
+            seen.add(node)
+            node = heads[node - 1]
+        return seen
+
+    kept: EnhancedGraph = []
+    for word, pairs in enumerate(graph, start=1):
+        tree_head = heads[word - 1]
+        antecedents = [head for head, label in pairs if label == "ref" and head != tree_head]
+        if antecedents and not any(word in tree_ancestors(antecedent) for antecedent in antecedents):
+            pairs = [(head, label) for head, label in pairs if head != tree_head]
+        kept.append(list(pairs))
+    # a chain of such words could still cut some off: then the sentence keeps its graph as it was
+    children: Dict[int, List[int]] = {}
+    for word, pairs in enumerate(kept, start=1):
+        for head, _ in pairs:
+            children.setdefault(head, []).append(word)
+    reached, frontier = {0}, [0]
+    while frontier:
+        for child in children.get(frontier.pop(), []):
+            if child not in reached:
+                reached.add(child)
+                frontier.append(child)
+    if len(reached) < len(graph) + 1:
+        return [list(pairs) for pairs in graph]
+    return kept

@@ -1,5 +1,5 @@
 """
-The lexical part of enhanced labels filled from the words (`seqgraph_allennlp.common.lexical_labels`) by hand,
+The lexical part of enhanced labels filled from the words (`seqgraph_allennlp.common.enhanced_rules`) by hand,
 and the predictor's `lexical_labels` option.
 """
 import json
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from seqgraph_allennlp.common.lexical_labels import fill_lexical_labels
+from seqgraph_allennlp.common.enhanced_rules import drop_replaced_tree_edges, fill_lexical_labels
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "fixtures" / "configs"
@@ -98,7 +98,8 @@ def test_the_predictor_fills_the_labels_of_its_models_output(enhanced_model_arch
     basic = set(archive.model.vocab.get_token_to_index_vocabulary("head_tags"))
     outputs = {}
     for lexical_labels in ("filled", "predicted"):
-        predictor = Predictor.from_archive(archive, "seqgraph_parser", extra_args={"lexical_labels": lexical_labels})
+        predictor = Predictor.from_archive(archive, "seqgraph_parser", extra_args={
+            "lexical_labels": lexical_labels, "drop_ref_tree_edges": lexical_labels == "filled"})
         forward = predictor._forward_on_instances
 
         def gold_output(instances, forward=forward):
@@ -117,11 +118,11 @@ def test_the_predictor_fills_the_labels_of_its_models_output(enhanced_model_arch
     filled_labels = 0
     for sentence, graph, plain, filled in zip(sentences, stripped, outputs["predicted"], outputs["filled"]):
         assert plain["predicted_deps"] == graph
-        expected = fill_lexical_labels(
-            [word.form for word in sentence.words], [word.lemma for word in sentence.words],
-            [word.head for word in sentence.words], [word.deprel for word in sentence.words],
-            [[tuple(pair) for pair in word] for word in graph], basic,
-        )
+        heads = [word.head for word in sentence.words]
+        expected = drop_replaced_tree_edges(heads, fill_lexical_labels(
+            [word.form for word in sentence.words], [word.lemma for word in sentence.words], heads,
+            [word.deprel for word in sentence.words], [[tuple(pair) for pair in word] for word in graph], basic,
+        ))
         assert filled["predicted_deps"] == [[list(pair) for pair in word] for word in expected]
         filled_labels += sum(pair not in word for word, filled_word in zip(graph, filled["predicted_deps"])
                              for pair in filled_word)
@@ -139,3 +140,29 @@ def test_an_unknown_lexical_labels_value_is_refused(enhanced_model_archive, tmp_
     assert result.returncode != 0
     assert 'lexical_labels must be "filled" or "predicted", got \'guessed\'' in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_relative_pronoun_attached_by_ref_loses_its_tree_edge():
+    from seqgraph_allennlp.common.enhanced_rules import drop_replaced_tree_edges
+
+    # "those who do n't": 1 those <- 3 do (acl:relcl); 2 who: tree nsubj of 3, graph ref from 1
+    heads = [0, 3, 1, 3]
+    graph = [[(0, "root"), (3, "nsubj")], [(1, "ref"), (3, "nsubj")], [(1, "acl:relcl")], [(3, "advmod")]]
+    assert drop_replaced_tree_edges(heads, graph) == [
+        [(0, "root"), (3, "nsubj")], [(1, "ref")], [(1, "acl:relcl")], [(3, "advmod")]]
+    # without ref nothing changes
+    plain = [[(0, "root")], [(3, "nsubj")], [(1, "acl:relcl")], [(3, "advmod")]]
+    assert drop_replaced_tree_edges(heads, plain) == plain
+
+
+def test_the_ref_rule_keeps_a_tree_edge_whose_loss_would_cut_the_word_off():
+    from seqgraph_allennlp.common.enhanced_rules import drop_replaced_tree_edges
+
+    # the antecedent (3) under the word itself (2) in the tree: taking 1 -> 2 out leaves 2 and 3 unreachable
+    heads = [0, 1, 2]
+    graph = [[(0, "root")], [(1, "nsubj"), (3, "ref")], [(2, "obj")]]
+    assert drop_replaced_tree_edges(heads, graph) == graph
+    # two such words each under the other's antecedent: the sentence keeps its graph
+    heads = [0, 1, 1, 2, 3]
+    graph = [[(0, "root")], [(1, "x"), (5, "ref")], [(1, "x"), (4, "ref")], [(2, "y")], [(3, "y")]]
+    assert drop_replaced_tree_edges(heads, graph) == graph
