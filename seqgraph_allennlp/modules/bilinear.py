@@ -15,15 +15,34 @@ class MatmulBilinear(torch.nn.Bilinear):
     def forward(self, input1: torch.Tensor, input2: torch.Tensor) -> torch.Tensor:
         leading = input1.shape[:-1]
         num_out, in1, in2 = self.weight.shape
-        # shape (n, out, in2)
-        left = (input1.reshape(-1, in1) @ self.weight.transpose(0, 1).reshape(in1, num_out * in2)).view(
-            -1, num_out, in2
-        )
-        # shape (n, out)
-        output = torch.bmm(left, input2.reshape(-1, in2, 1)).squeeze(-1)
+        first, second = input1.reshape(-1, in1), input2.reshape(-1, in2)
+        if num_out > in1:
+            output = self._outer_products(first, second)
+        else:
+            # shape (n, out, in2)
+            left = (first @ self.weight.transpose(0, 1).reshape(in1, num_out * in2)).view(-1, num_out, in2)
+            # shape (n, out)
+            output = torch.bmm(left, second.unsqueeze(-1)).squeeze(-1)
         if self.bias is not None:
             output = output + self.bias
         return output.view(*leading, num_out)
+
+    def _outer_products(self, first: torch.Tensor, second: torch.Tensor, chunk: int = 512) -> torch.Tensor:
+        """
+        `(n, out)` as `(x1 outer x2) W^T` with `W` viewed as one `(out, in1 * in2)` matrix: for many outputs
+        (the enhanced labels, ~380 on EWT, against 100 x 100 inputs) the `(n, out, in2)` intermediate of the
+        other way is several times the size of the `(n, in1 * in2)` outer products, and its per-row matrix-vector
+        products are bound by memory, where this is one matrix product per chunk of rows (about 2x as fast on
+        EWT's enhanced labels). The chunks bound the outer products' memory.
+        """
+        num_out, in1, in2 = self.weight.shape
+        weight = self.weight.reshape(num_out, in1 * in2).t()
+        outputs = [
+            (first[start:start + chunk].unsqueeze(2) * second[start:start + chunk].unsqueeze(1)).reshape(-1, in1 * in2)
+            @ weight
+            for start in range(0, first.size(0), chunk)
+        ]
+        return torch.cat(outputs) if outputs else first.new_zeros(0, num_out)
 
 
 class MatmulBilinearMatrixAttention(BilinearMatrixAttention):
