@@ -1,16 +1,32 @@
+import contextlib
+import copy
 import hashlib
 import json
 import logging
 import os
+import warnings
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import torch
 from allennlp.common.checks import ConfigurationError
 from allennlp.modules import ScalarMix
 from allennlp.modules.token_embedders import PretrainedTransformerMismatchedEmbedder, TokenEmbedder
 
+from seqgraph_allennlp.modules.precision import native_bfloat16
+
 logger = logging.getLogger(__name__)
+
+PRECISIONS = ("float32", "bfloat16", "int8")
+# word-piece buckets (`word_piece_buckets`): sentences sorted by their number of pieces, a bucket closed when the
+# next sentence would pad it by more than a quarter of its pieces once it holds 8 sentences (sizes not measured
+# yet); each padded to at least 16 pieces: on the CPU checked (AMD EPYC with AVX-512, torch 2.14.1),
+# all-mpnet-base-v2 gives a sentence bit-for-bit the same float32 vectors at any padded length from 16 pieces on,
+# in batches of 1 to 64 sentences, with 1 or 2 threads; padded to fewer, other matrix kernels round differently
+# (by up to 4e-6 on 8 EWT sentences)
+BUCKET_MIN_SENTENCES = 8
+BUCKET_MAX_PADDING = 0.25
+BUCKET_MIN_PIECES = 16
 
 
 class _ConcatenateLayers(torch.nn.Module):
@@ -26,6 +42,36 @@ class _ConcatenateLayers(torch.nn.Module):
     def forward(self, hidden_states: Sequence[torch.Tensor], mask=None) -> torch.Tensor:
         # shape (batch_size, num_pieces, num_layers * dim)
         return torch.cat([hidden_states[layer] for layer in self.layers], dim=-1)
+
+
+def _as_float32(module: torch.nn.Module, inputs, output: torch.Tensor) -> Optional[torch.Tensor]:
+    # a forward hook on the matched embedder: word pieces pooled to words, cached and stored in float32 whatever
+    # precision the transformer computed in
+    return output.float() if output.dtype != torch.float32 else None
+
+
+def _forget_quantized_transformer(module: "CachedPretrainedTransformerMismatchedEmbedder", incompatible_keys) -> None:
+    # a load_state_dict post-hook: the int8 copy is made again from the weights loaded
+    module._quantized_transformer = None
+
+
+def quantized_copy(transformer: torch.nn.Module) -> torch.nn.Module:
+    """
+    A copy of `transformer` with its `torch.nn.Linear` layers quantized to int8 by
+    `torch.ao.quantization.quantize_dynamic` (weights int8 per tensor, activations quantized per batch); its
+    other parameters (embeddings, layer norms) are shared with `transformer`, not copied.
+    """
+    shared = {}
+    for module in transformer.modules():
+        if not isinstance(module, torch.nn.Linear):
+            for tensor in list(module.parameters(recurse=False)) + list(module.buffers(recurse=False)):
+                shared[id(tensor)] = tensor
+    quantized = copy.deepcopy(transformer, shared)
+    with warnings.catch_warnings():
+        # torch.ao.quantization is deprecated in favour of torchao, which the pinned torch does not need
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.filterwarnings("ignore", message=".*quantize_per_tensor.*")
+        return torch.ao.quantization.quantize_dynamic(quantized, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
 
 
 @TokenEmbedder.register("cached_pretrained_transformer_mismatched")
@@ -45,7 +91,7 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
 
     A sentence is known by its word pieces and its word-to-piece offsets. Its vectors can differ from those
     of a recomputation in another batch by float rounding only (~1e-6; padding is masked in the
-    transformer's attention).
+    transformer's attention), except in int8 (`transformer_precision`).
 
     # Parameters
 
@@ -72,6 +118,37 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         directory can be deleted at any time. An archive keeps the setting: `allennlp predict` with it also
         stores what it parses there, unless given `-o '{"...cache_directory": null}'`. A directory that
         cannot be written is given up with a warning. `None` keeps the vectors in memory only.
+    transformer_precision : `str`, optional (default = `"float32"`)
+        What the frozen transformer computes in. `"float32"`. `"bfloat16"`: under `torch.autocast` to
+        bfloat16, on a CPU that computes bfloat16 natively only
+        (`seqgraph_allennlp.modules.precision.native_bfloat16`); anywhere else (a GPU included) in float32.
+        `"int8"`: with the transformer's `torch.nn.Linear` layers quantized by
+        `torch.ao.quantization.quantize_dynamic` (int8 weights, activations quantized per batch), on a CPU
+        only (float32 on a GPU). Either way the word vectors come back (and are cached) in float32, and the
+        module keeps (and an archive saves) the float32 weights: the int8 copy is made from them at the first
+        batch and again after `load_state_dict`. The features directory's fingerprint names the precision
+        actually used (float32 on a machine without the other), so vectors of different precisions never
+        share a directory; float32's fingerprint is the one it had before this option. Measured on
+        all-mpnet-base-v2 over the first 24 sentences of EWT test (accuracy only, `scripts/feature_speed.py`
+        measures both on the whole file): bfloat16 words' layer vectors have a mean cosine of 0.99997 to
+        float32's, and are the same in two batchings; int8's of 0.58, and of 0.91 to int8's own in another
+        batching: each linear layer quantizes its input with one scale for the whole batch (padding
+        included), and the feed-forward layers' inputs have outliers (sixth layer: up to 58, mean 0.36),
+        so int8 as it is does not give usable features of this model.
+    word_piece_buckets : `bool`, optional (default = `False`)
+        Run the transformer on the sentences to compute sorted by their number of word pieces and cut into
+        buckets (`length_buckets`, at least 8 sentences, padded by at most a quarter), each padded to its own
+        longest sentence (at least 16 pieces) instead of the batch's longest: less padding where a batch
+        mixes lengths (batches are sorted by words, not pieces; counted on EWT test, the predictor's batches
+        of 64 make the transformer run on 1.91 times the sentences' pieces, 1.45 in buckets, and batches of
+        32 sorted by words on 2.23 times, 1.36 in buckets). A sentence's float32 vectors then differ
+        from those of the batch as a whole by float rounding only, as between any two batches (see above),
+        and on the CPU checked (`BUCKET_MIN_PIECES`) not at all where both pad it to 16 pieces or more.
+        `False` computes them in the batch as given.
+
+    Whatever the options, the transformer runs only up to the highest layer that is mixed (all of them for
+    `mixed_layers: [-4, -3, -2, -1]`, fewer for, say, `[4, 5]`), for models that keep their layers in
+    `encoder.layer` (BERT, RoBERTa, XLM-R, MPNet...): the same vectors, less work.
     """
 
     def __init__(
@@ -91,7 +168,14 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         mixed_layers: Optional[List[int]] = None,
         max_cached_words: int = 1_000_000,
         cache_directory: Optional[str] = None,
+        transformer_precision: str = "float32",
+        word_piece_buckets: bool = False,
     ) -> None:
+        if transformer_precision not in PRECISIONS:
+            raise ConfigurationError(
+                f"cached_pretrained_transformer_mismatched: transformer_precision must be one of {PRECISIONS}, "
+                f"got {transformer_precision!r}"
+            )
         if train_parameters:
             raise ConfigurationError(
                 "cached_pretrained_transformer_mismatched caches the vectors of a frozen transformer: it needs "
@@ -121,6 +205,8 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         self._matched_embedder.transformer_model.eval()
         self._layer_mix: Optional[ScalarMix] = None
         layers: Optional[List[int]] = None
+        # how many of the transformer's layers run: up to the highest mixed one (None: all)
+        self._layers_run: Optional[int] = None
         if not last_layer_only:
             num_layers = self._matched_embedder.config.num_hidden_layers
             layers = list(range(num_layers)) if mixed_layers is None else list(mixed_layers)
@@ -129,8 +215,18 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
                     f"cached_pretrained_transformer_mismatched: mixed_layers must index the transformer's "
                     f"{num_layers} layers, got {mixed_layers}"
                 )
-            self._matched_embedder._scalar_mix = _ConcatenateLayers(layers)
+            # counted from the first layer, so that they index the hidden states of the layers run
+            counted = [layer % num_layers for layer in layers]
+            self._matched_embedder._scalar_mix = _ConcatenateLayers(counted)
             self._layer_mix = ScalarMix(len(layers))
+            if max(counted) + 1 < num_layers and self._layer_list(self._matched_embedder.transformer_model) is not None:
+                self._layers_run = max(counted) + 1
+        self._precision = transformer_precision
+        self._word_piece_buckets = word_piece_buckets
+        # the int8 copy of the transformer, made at the first batch; kept out of the module's state
+        self._quantized_transformer: Optional[torch.nn.Module] = None
+        self.register_load_state_dict_post_hook(_forget_quantized_transformer)
+        self._matched_embedder.register_forward_hook(_as_float32)
         self._max_cached_words = max_cached_words
         # sentence key -> (num_words, dim) vectors
         self._cache: Dict[bytes, torch.Tensor] = {}
@@ -140,6 +236,59 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
                                   "sub_token_mode": sub_token_mode, "max_length": max_length}
         # named at the first batch: a model loaded from an archive gets its weights after __init__
         self._directory: Optional[Path] = None
+
+    def precision_used(self, device: torch.device) -> str:
+        """What the transformer computes in on `device`: `transformer_precision` where it can, else float32."""
+        if self._precision == "bfloat16" and not native_bfloat16(device):
+            return "float32"
+        if self._precision == "int8" and device.type != "cpu":
+            return "float32"
+        return self._precision
+
+    def feature_settings(self, device: torch.device) -> Dict:
+        """The settings that shape the word vectors on `device`, as the features directory's fingerprint takes them."""
+        precision = self.precision_used(device)
+        # float32 adds nothing: its directories keep the names they had before the option
+        return self._feature_settings if precision == "float32" else {**self._feature_settings,
+                                                                       "transformer_precision": precision}
+
+    @staticmethod
+    def _layer_list(transformer: torch.nn.Module) -> Optional[torch.nn.ModuleList]:
+        """The transformer's layers, run in order, where it keeps them in `encoder.layer`."""
+        layers = getattr(getattr(transformer, "encoder", None), "layer", None)
+        return layers if isinstance(layers, torch.nn.ModuleList) else None
+
+    @contextlib.contextmanager
+    def _transformer_as_run(self, device: torch.device) -> Iterator[None]:
+        """
+        Within it, the matched embedder runs the transformer in the precision used on `device` and up to the
+        highest mixed layer: the int8 copy and the shorter list of layers stand in for the float32
+        transformer and its layers, which are put back on leaving.
+        """
+        precision = self.precision_used(device)
+        if precision == "float32" and self._layers_run is None:
+            yield
+            return
+        matched = self._matched_embedder
+        transformer = matched.transformer_model
+        run = transformer
+        if precision == "int8":
+            if self._quantized_transformer is None:
+                # set past torch.nn.Module.__setattr__, which would make it a submodule saved in the state
+                object.__setattr__(self, "_quantized_transformer", quantized_copy(transformer))
+            run = self._quantized_transformer
+        layers = self._layer_list(run) if self._layers_run is not None else None
+        try:
+            matched._modules["transformer_model"] = run
+            if layers is not None:
+                run.encoder._modules["layer"] = torch.nn.ModuleList(list(layers)[: self._layers_run])
+            with torch.autocast(device.type, dtype=torch.bfloat16) if precision == "bfloat16" \
+                    else contextlib.nullcontext():
+                yield
+        finally:
+            if layers is not None:
+                run.encoder._modules["layer"] = layers
+            matched._modules["transformer_model"] = transformer
 
     @staticmethod
     def fingerprint(transformer: torch.nn.Module, settings: Dict) -> str:
@@ -152,6 +301,11 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
             digest.update(f"{name}{tuple(tensor.shape)}{tensor.dtype}".encode())
             digest.update(tensor.detach().cpu().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
         return digest.hexdigest()[:32]
+
+    def clear_cache(self) -> None:
+        """Forgets the vectors kept in memory (not those in `cache_directory`): they are computed again."""
+        self._cache.clear()
+        self._cached_words = 0
 
     def _stored_path(self, key: bytes) -> Path:
         name = hashlib.sha256(key).hexdigest()
@@ -206,6 +360,47 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
             keys.append(torch.cat([header, pieces.cpu(), spans.cpu()]).numpy().tobytes())
         return keys
 
+    @staticmethod
+    def buckets(positions: List[int], piece_lengths: List[int]) -> List[List[int]]:
+        """
+        `positions` (sentences of the batch) cut into buckets of similar numbers of word pieces
+        (`piece_lengths`, indexed by position), each sorted by length.
+        """
+        # imported here: the predictor's module imports the models, which import this one
+        from seqgraph_allennlp.predictors.seqgraph_parser import length_buckets
+
+        buckets = length_buckets([piece_lengths[position] for position in positions],
+                                 min_size=BUCKET_MIN_SENTENCES, max_padding=BUCKET_MAX_PADDING)
+        return [[positions[row] for row in bucket] for bucket in buckets]
+
+    @staticmethod
+    def trimmed(
+        token_ids: torch.LongTensor,
+        mask: torch.BoolTensor,
+        offsets: torch.LongTensor,
+        wordpiece_mask: torch.BoolTensor,
+        type_ids: Optional[torch.LongTensor],
+        segment_concat_mask: Optional[torch.BoolTensor],
+    ) -> Tuple:
+        """
+        The inputs of some sentences of a batch without the padding that none of them needs: as many words as
+        the longest has, as many word pieces too but at least `BUCKET_MIN_PIECES` (where the batch has them).
+        """
+        def width(lengths_mask: torch.Tensor) -> int:
+            longest = int(lengths_mask.sum(dim=-1).max())
+            return min(lengths_mask.size(1), max(longest, BUCKET_MIN_PIECES))
+
+        words = int(mask.sum(dim=-1).max())
+        pieces = width(wordpiece_mask)
+        # the transformer's inputs are the concatenated segments of a long sentence where max_length is set
+        transformer_pieces = pieces if segment_concat_mask is None else width(segment_concat_mask)
+
+        def cut(tensor: Optional[torch.Tensor], size: int) -> Optional[torch.Tensor]:
+            return None if tensor is None else tensor[:, :size]
+
+        return (cut(token_ids, transformer_pieces), cut(mask, words), cut(offsets, words), cut(wordpiece_mask, pieces),
+                cut(type_ids, transformer_pieces), cut(segment_concat_mask, transformer_pieces))
+
     def forward(
         self,
         token_ids: torch.LongTensor,
@@ -221,7 +416,8 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         keys = self.sentence_keys(token_ids, mask, offsets, wordpiece_mask)
         lengths = mask.sum(dim=-1).tolist()
         if self._cache_directory is not None and self._directory is None:
-            fingerprint = self.fingerprint(self._matched_embedder.transformer_model, self._feature_settings)
+            fingerprint = self.fingerprint(self._matched_embedder.transformer_model,
+                                           self.feature_settings(token_ids.device))
             try:
                 (self._cache_directory / fingerprint).mkdir(parents=True, exist_ok=True)
                 self._directory = self._cache_directory / fingerprint
@@ -237,26 +433,30 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
                         stored[position] = vectors
         missing = [position for position, key in enumerate(keys)
                    if key not in self._cache and position not in stored]
-        computed = None
+        computed: Dict[int, torch.Tensor] = {}
         if missing:
-            index = torch.tensor(missing, device=token_ids.device)
+            transformer_mask = wordpiece_mask if segment_concat_mask is None else segment_concat_mask
+            buckets = self.buckets(missing, transformer_mask.sum(dim=-1).tolist()) if self._word_piece_buckets \
+                else [missing]
+            with torch.no_grad(), self._transformer_as_run(token_ids.device):
+                for bucket in buckets:
+                    index = torch.tensor(bucket, device=token_ids.device)
 
-            def rows(tensor: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
-                return None if tensor is None else tensor[index]
+                    def rows(tensor: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
+                        return None if tensor is None else tensor[index]
 
-            with torch.no_grad():
-                computed = super().forward(
-                    token_ids[index], mask[index], offsets[index], wordpiece_mask[index],
-                    rows(type_ids), rows(segment_concat_mask),
-                )
-        missing_row = {position: row for row, position in enumerate(missing)}
+                    inputs = (token_ids[index], mask[index], offsets[index], wordpiece_mask[index],
+                              rows(type_ids), rows(segment_concat_mask))
+                    output = super().forward(*(self.trimmed(*inputs) if self._word_piece_buckets else inputs))
+                    for row, position in enumerate(bucket):
+                        computed[position] = output[row, : lengths[position]]
         sentences = []
         for position, key in enumerate(keys):
-            if position in missing_row or position in stored:
+            if position in computed or position in stored:
                 if position in stored:
                     vectors = stored[position]
                 else:
-                    vectors = computed[missing_row[position], : lengths[position]]
+                    vectors = computed[position]
                     if self._directory is not None:
                         self._store(key, vectors)
                 if self._cached_words + lengths[position] <= self._max_cached_words:
