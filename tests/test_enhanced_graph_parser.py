@@ -31,7 +31,10 @@ ENHANCED = ROOT / "fixtures" / "conllu" / "enhanced.conllu"
 class TestEnhancedGraphParser(ModelTestCase):
     def test_train_save_load_and_batch_consistency(self):
         self.set_up_model(CONFIGS / "graph_parser_enhanced.jsonnet", DATA, seed=13)
-        self.ensure_model_can_train_save_and_load(CONFIGS / "graph_parser_enhanced.jsonnet", seed=13)
+        # the label attention's one bias is added to every label's score, and a softmax over the labels does not
+        # see it: its gradient is zero in exact arithmetic (and comes out 0.0 or ~1e-9 by the machine's rounding)
+        self.ensure_model_can_train_save_and_load(CONFIGS / "graph_parser_enhanced.jsonnet", seed=13,
+                                                  gradients_to_ignore={"tag_bilinear._bias"})
         self.ensure_batch_predictions_are_consistent()
 
 
