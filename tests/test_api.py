@@ -1,7 +1,8 @@
 """
 `seqgraph_allennlp.Parser`, the Python API, on the tiny model trained once per session
 (`trained_model_archive` in conftest.py): the same trees as the predictor and as `allennlp predict`, and
-the README's example runs as written.
+the example of docs/USAGE.md ("In Python") runs as written (the README's three lines:
+tests/test_readme_first_screen.py).
 """
 import contextlib
 import dataclasses
@@ -25,7 +26,9 @@ from seqgraph_allennlp.predictors.seqgraph_parser import InputError
 ROOT = Path(__file__).resolve().parents[1]
 CONLLU = ROOT / "fixtures" / "conllu"
 ALLENNLP = Path(sys.executable).parent / "allennlp"
+# the archive that docs/USAGE.md's example loads, replaced by the test model
 README_ARCHIVE = "out/model.tar.gz"
+USAGE = ROOT / "docs" / "USAGE.md"
 TEXTS = [
     "The cat sat on the mat. It didn't move!\n\nA second paragraph, with \"quotes\" (and brackets)",
     "Dogs bark.Cats don't.",
@@ -183,8 +186,8 @@ def test_options(trained_model_archive, parser):
 
 
 def readme_example() -> str:
-    """The README's Python example: the indented block that starts with the import of `Parser`."""
-    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    """docs/USAGE.md's Python example: the indented block that starts with the import of `Parser`."""
+    lines = USAGE.read_text(encoding="utf-8").splitlines()
     start = lines.index("    from seqgraph_allennlp import Parser")
     block = []
     for line in lines[start:]:
@@ -199,7 +202,7 @@ def test_the_readme_example_runs(trained_model_archive):
     assert README_ARCHIVE in code and "parse(" in code and "to_conllu()" in code
     output = io.StringIO()
     with contextlib.redirect_stdout(output):
-        exec(compile(code.replace(README_ARCHIVE, str(trained_model_archive)), "README.md", "exec"), {})
+        exec(compile(code.replace(README_ARCHIVE, str(trained_model_archive)), "docs/USAGE.md", "exec"), {})
     printed = output.getvalue()
     assert "# sent_id = 1" in printed and "# text = " in printed
 

@@ -1,5 +1,7 @@
 """
-The figures that README.md and docs/ANALYSIS.md quote by hand, read back from the results JSON they come from:
+The figures that the guides in docs/ (TRAINING.md, USAGE.md, ENHANCED.md and DESIGN.md, which hold what the
+README said of training, decoding, enhanced graphs and the components) and docs/ANALYSIS.md quote by hand, read
+back from the results JSON they come from (the README's own: tests/test_readme_first_screen.py):
 each entry of QUOTES is a document and the text it must contain, built from the unrounded JSON values (a
 difference is that of the unrounded scores, then rounded; never a difference of rounded figures), so that a
 rerun that changes a JSON, or a figure copied or subtracted wrongly, fails here until the text follows. The
@@ -521,7 +523,7 @@ def bf16_welsh() -> str:
     assert separated(cv16, bm16) and not separated(cv, bm)
     return (f"on Welsh-CCG over three seeds it moved test UAS by {lead(cv16, cv):+.2f} for `coach_valid` "
             f"({mean_sd(cv16)}) and {lead(bm16, bm):+.2f} for `biaffine_mst` ({mean_sd(bm16)}), both within the "
-            f"seeds' spread ([docs/RESULTS.md](docs/RESULTS.md), `welsh_seeds`; with both trained so, `coach_valid` "
+            f"seeds' spread ([docs/RESULTS.md](RESULTS.md), `welsh_seeds`; with both trained so, `coach_valid` "
             f"leads the baseline by {lead(cv16, bm16):.2f} test UAS, no seed of one reaching a seed of the other, "
             f"against {lead(cv, bm):.2f} within the spread in float32)")
 
@@ -544,36 +546,40 @@ def readme_tagger_welsh() -> str:
             f"{within_spread(tagged, plain)} the seed-to-seed spread")
 
 
-README = ROOT / "README.md"
+# the guides that hold what the README said of training, decoding, enhanced graphs and the components
+TRAINING = ROOT / "docs" / "TRAINING.md"
+USAGE = ROOT / "docs" / "USAGE.md"
+ENHANCED = ROOT / "docs" / "ENHANCED.md"
+DESIGN = ROOT / "docs" / "DESIGN.md"
 ANALYSIS = ROOT / "docs" / "ANALYSIS.md"
 
 # (document, what it must contain, built from the JSONs); the id is the first words of the text
 QUOTES = [
-    # README, "The encoder"
-    (README, bf16_inference),
-    (README, bf16_updates),
-    (README, bf16_encoder_epoch),
-    (README, bf16_welsh),
-    # README, "UPOS tagger"
-    (README, readme_tagger_welsh),
-    (README, lambda: tagger_ewt("its best dev UAS is {tagged:.2f} against {plain:.2f}, ",
+    # TRAINING, "The encoder"
+    (TRAINING, bf16_inference),
+    (TRAINING, bf16_updates),
+    (TRAINING, bf16_encoder_epoch),
+    (TRAINING, bf16_welsh),
+    # TRAINING, "UPOS tagger"
+    (TRAINING, readme_tagger_welsh),
+    (TRAINING, lambda: tagger_ewt("its best dev UAS is {tagged:.2f} against {plain:.2f}, ",
                                 "and it tags {upos:.2f} % of EWT test words right. On test (read once, after the "
                                 "choice) UAS is {tagged:.2f} against {plain:.2f}, LAS {tagged_las:.2f} against "
                                 "{plain_las:.2f}.")),
-    # README, "The English model in one command" (its table: tests/test_readme_figures.py)
-    (README, readme_mpnet_baseline),
-    (README, mpnet_mean_lead),
-    (README, lambda: f"(its seed 2 ran to the 40-epoch cap, best dev at epoch {mpnet_cap()})"),
-    (README, welsh_bf16_leads),
-    (README, readme_one_step_cap),
-    (README, readme_tagger_ewt),
-    (README, readme_shipped_row),
-    # README, "Training objective"
-    (README, readme_paper_objective_welsh),
-    # README, "Several edges per step"
-    (README, readme_tau),
-    # README, "Components"
-    (README, readme_sizes),
+    # TRAINING, "The English model in one command" (its table: tests/test_readme_figures.py)
+    (TRAINING, readme_mpnet_baseline),
+    (TRAINING, mpnet_mean_lead),
+    (TRAINING, lambda: f"(its seed 2 ran to the 40-epoch cap, best dev at epoch {mpnet_cap()})"),
+    (TRAINING, welsh_bf16_leads),
+    (TRAINING, readme_one_step_cap),
+    (TRAINING, readme_tagger_ewt),
+    (TRAINING, readme_shipped_row),
+    # TRAINING, "Training objective"
+    (TRAINING, readme_paper_objective_welsh),
+    # USAGE, "Several edges per step"
+    (USAGE, readme_tau),
+    # DESIGN, "Components"
+    (DESIGN, readme_sizes),
     # ANALYSIS, "Multi-edge decoding"
     *((ANALYSIS, (lambda name=name: f"| {tau_row(name)} |")) for name in ("ewt", "grc", "welsh")),
     (ANALYSIS, converged_coach_valid),
@@ -636,7 +642,7 @@ def readme_enhanced_rules() -> str:
             f"enhanced edges, and no other")
 
 
-QUOTES.append((README, readme_enhanced_rules))
+QUOTES.append((ENHANCED, readme_enhanced_rules))
 
 
 def quote_id(index: int) -> str:

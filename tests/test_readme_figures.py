@@ -1,5 +1,7 @@
-"""The figures the README quotes for `make english-model` are those of the results JSON it names, so that a
-rerun that changes the JSON makes this test fail until the README follows (numbers copied by hand drift)."""
+"""The figures that docs/TRAINING.md quotes for `make english-model` (its section "The English model in one
+command", once the README's) are those of the results JSON it names, so that a rerun that changes the JSON makes
+this test fail until the page follows (numbers copied by hand drift). The README's own figures, its first
+screen's score table among them: tests/test_readme_first_screen.py."""
 import json
 import os
 import re
@@ -8,12 +10,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results" / "ewt_converged"
+# the training guide, which holds what the README said of training and of the English model
+TRAINING = ROOT / "docs" / "TRAINING.md"
+# the page that says which tests check the documents' figures
+EXPERIMENTS = ROOT / "docs" / "EXPERIMENTS.md"
 
 
 def english_model_section() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = readme.index("### The English model in one command")
-    return readme[start:readme.index("\n## ", start)]
+    training = TRAINING.read_text(encoding="utf-8")
+    start = training.index("\n## The English model in one command\n") + 1
+    return training[start:training.index("\n## ", start)]
 
 
 def table(section: str) -> dict:
@@ -73,10 +79,11 @@ def test_the_english_model_section_quotes_the_other_rows_as_their_json_says():
         assert f"lowest seed, {min(recurrent):.2f}, above the baseline's highest, {max(baseline):.2f}" in flat
 
 
-def test_the_english_model_script_defaults_to_the_config_the_readme_names():
+def test_the_english_model_script_defaults_to_the_config_the_documents_name():
     script = (ROOT / "scripts" / "english_model.sh").read_text()
     default = re.search(r"CONFIG=\$\{ENGLISH_CONFIG:-(\w+)\}", script).group(1)
     assert default == "coach_valid_mpnet" and f"`{default}`" in english_model_section()
+    assert f"`make english-model` trains `{default}`" in flat(ROOT / "README.md")
 
 
 def test_the_english_model_section_quotes_the_paired_bootstrap_as_its_json_says():
@@ -98,8 +105,8 @@ def test_the_english_model_section_quotes_the_tagged_row_as_its_json_says():
     assert f"dev UAS {100 * dev['UAS']:.2f} (epoch {result['best_epoch']} of {result['epochs_done']})" in section
 
 
-def readme_flat() -> str:
-    return " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+def flat(path: Path) -> str:
+    return " ".join(path.read_text(encoding="utf-8").split())
 
 
 def shipped_model(name: str) -> dict:
@@ -110,9 +117,9 @@ def shipped_model(name: str) -> dict:
     return Params.from_file(str(ROOT / "training_config" / f"{name}.jsonnet"), ext_vars=ext_vars).as_dict()["model"]
 
 
-def test_the_readme_says_where_recurrent_bfloat16_training_is_on_as_the_configs_set_it():
-    # it once said "so it is off" while coach_valid.jsonnet turned it on
-    text = readme_flat()
+def test_the_training_guide_says_where_recurrent_bfloat16_training_is_on_as_the_configs_set_it():
+    # it once said "so it is off" while coach_valid.jsonnet turned it on (then in the README, "The encoder")
+    text = flat(TRAINING)
     start = text.index("`recurrent_weight.bfloat16_training` computes the score updates in bfloat16 during training")
     sentence = text[start:text.index("Training the LSTM layers", start)]
     on, off = [], []
@@ -120,7 +127,7 @@ def test_the_readme_says_where_recurrent_bfloat16_training_is_on_as_the_configs_
         weight = shipped_model(path.stem).get("recurrent_weight")
         if weight is None:
             continue
-        # the README's rule: on with the 64-unit cell, off with 256
+        # the guide's rule: on with the 64-unit cell, off with 256
         assert weight["bfloat16_training"] == (weight["hidden_dim"] == 64), (path.stem, weight)
         (on if weight["bfloat16_training"] else off).append(path.stem)
     assert "coach_valid" in on and "is on in the configs whose recurrent cell has 64 units (`coach_valid`" in sentence
@@ -167,10 +174,14 @@ def test_the_english_model_section_says_how_its_rows_differ_from_what_make_engli
     assert "row `coach_valid_mpnet` (no UPOS tagger" in table_intro
 
 
-def test_the_readme_says_which_tests_check_its_figures():
-    # it once said that it quoted no numbers, above dozens
-    text = readme_flat()
-    assert "quotes none" not in text
-    assert ("the figures this README and docs/ANALYSIS.md quote from them are checked against their JSONs by "
-            "`tests/test_readme_figures.py` and `tests/test_docs_figures.py`") in text
-    assert (ROOT / "tests" / "test_docs_figures.py").exists()
+def test_the_documents_say_which_tests_check_their_figures():
+    # the README once said that it quoted no numbers, above dozens; docs/EXPERIMENTS.md holds what it said
+    # of the measured numbers
+    for path in (ROOT / "README.md", EXPERIMENTS, TRAINING):
+        assert "quotes none" not in flat(path)
+    assert ("the figures that README.md and the pages of docs/ quote from them are checked against their JSONs by "
+            "`tests/test_readme_first_screen.py`, `tests/test_readme_figures.py` and `tests/test_docs_figures.py`"
+            ) in flat(EXPERIMENTS)
+    assert "`tests/test_readme_first_screen.py` computes this table from the results JSON." in flat(ROOT / "README.md")
+    for name in ("test_readme_first_screen.py", "test_readme_figures.py", "test_docs_figures.py"):
+        assert (ROOT / "tests" / name).exists()

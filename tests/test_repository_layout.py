@@ -1,7 +1,8 @@
 """
 The repository's layout: the experiment and benchmark tools live in `seqgraph_experiments`, reached by
 imports alone (no file edits `sys.path`); scripts/ and benchmarks/ hold their thin entry points, at the
-paths that the commands recorded in results/ and docs/ name; the README's Layout names every top-level folder.
+paths that the commands recorded in results/ and docs/ name; the Layout of docs/DESIGN.md (once the README's) names
+every top-level folder.
 """
 import ast
 import importlib
@@ -87,11 +88,11 @@ def test_the_package_finds_the_repository():
     assert (seqgraph_experiments.ROOT / "training_config" / "coach_valid.jsonnet").exists()
 
 
-def test_readme_layout_names_every_top_level_folder_once():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    layout = readme.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+def test_the_layout_names_every_top_level_folder_once():
+    design = (ROOT / "docs" / "DESIGN.md").read_text(encoding="utf-8")
+    layout = design.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
     named = re.findall(r"^    (\S+)/ ", layout, flags=re.MULTILINE)
     folders = {path.relative_to(ROOT).parts[0] for path in repository_files("*")
                if len(path.relative_to(ROOT).parts) > 1}
     assert sorted(named) == sorted(set(named)), "a folder named twice"
-    assert folders <= set(named), f"not in the README's Layout: {sorted(folders - set(named))}"
+    assert folders <= set(named), f"not in the Layout of docs/DESIGN.md: {sorted(folders - set(named))}"

@@ -1,7 +1,8 @@
 """
 The shipped configs (training_config/) at their full size: the initial policy of their models, their zero
 recurrent update at initialisation (which still learns), their valid-edge policy, the Transformer encoder's
-start and learning rate, and the README's overrides, which must keep the shipped trainer.
+start and learning rate, and the overrides that the README and its guides in docs/ give, which must keep the shipped
+trainer.
 """
 import json
 import os
@@ -102,22 +103,26 @@ def test_recurrent_update_learns_from_the_first_step():
 
 
 # -------------------------------------------------------------------------------------------------------
-# overrides in the README keep the shipped trainer
+# overrides in the README and its guides keep the shipped trainer
 # -------------------------------------------------------------------------------------------------------
 
-README = (ROOT / "README.md").read_text()
+# the README and the guides that hold what it said of installing, training, using the parser and enhanced graphs
+USER_DOCUMENTS = [ROOT / "README.md", *(ROOT / "docs" / f"{name}.md" for name in
+                                        ("INSTALL", "TRAINING", "USAGE", "ENHANCED", "DESIGN", "EXPERIMENTS"))]
 
 
 def readme_override_examples():
     """
-    Every `-o '{...}'` / `--overrides '{...}'` in the README, with the config of its command when the same
-    command names one (`training_config/NAME.jsonnet` earlier in the same paragraph), else `None`.
+    Every `-o '{...}'` / `--overrides '{...}'` in the README and its guides, with the config of its command when
+    the same command names one (`training_config/NAME.jsonnet` earlier in the same paragraph), else `None`.
     """
     examples = []
-    for match in re.finditer(r"(?:-o|--overrides) '(\{.*?\})'", README):
-        paragraph = README[: match.start()].split("\n\n")[-1]
-        configs = re.findall(r"training_config/(\w+)\.jsonnet", paragraph)
-        examples.append((configs[-1] if configs else None, match.group(1)))
+    for path in USER_DOCUMENTS:
+        text = path.read_text(encoding="utf-8")
+        for match in re.finditer(r"(?:-o|--overrides) '(\{.*?\})'", text):
+            paragraph = text[: match.start()].split("\n\n")[-1]
+            configs = re.findall(r"training_config/(\w+)\.jsonnet", paragraph)
+            examples.append((configs[-1] if configs else None, match.group(1)))
     return examples
 
 
@@ -160,7 +165,7 @@ def test_readme_overrides_keep_the_shipped_trainer(config, overrides, monkeypatc
 
 
 def test_a_nested_override_would_lose_the_trainer():
-    # why the README uses dotted keys: AllenNLP 2.x replaces a section given as a nested dictionary
+    # why docs/TRAINING.md uses dotted keys: AllenNLP 2.x replaces a section given as a nested dictionary
     changed = Params.from_file(str(SHIPPED / "coach_valid.jsonnet"), '{"trainer": {"num_epochs": 1}}')
     assert "optimizer" not in changed["trainer"]
 

@@ -33,7 +33,7 @@ NON_PADDED = ["*labels", "head_index_tags"]
 SPECIAL = {"@@PADDING@@", "@@UNKNOWN@@"}
 TEXT = "The cat sat on the mat. Then it left!"
 
-# coach_valid without its UPOS tagger (README, "UPOS tagger")
+# coach_valid without its UPOS tagger (docs/TRAINING.md, "UPOS tagger")
 NO_TAGGER = '{"dataset_reader.upos_targets": false, "model.predict_upos": false}'
 
 
@@ -199,7 +199,7 @@ def test_the_seqgraph_parameter_and_the_shipped_configs(tmp_path):
     recommended = ROOT / "training_config" / "coach_valid.jsonnet"
     # the recommended config has the tagger: coach_valid_upos is the same config under its older name
     assert Params.from_file(str(recommended)).as_flat_dict() == tagged
-    # the overrides that README and common.libsonnet give take it away, and nothing else
+    # the overrides that docs/TRAINING.md and common.libsonnet give take it away, and nothing else
     plain = Params.from_file(str(recommended), NO_TAGGER).as_flat_dict()
     assert {key for key in set(tagged) | set(plain) if tagged.get(key) != plain.get(key)} == {
         "dataset_reader.upos_targets", "model.predict_upos"
