@@ -46,7 +46,7 @@ english: install
 # The most accurate English parser (ENGLISH_CONFIG, default coach_valid_mpnet, which fetches all-mpnet-base-v2
 # as `make english` does), trained end to end on UD English-EWT until dev UAS stops improving, then scored on
 # EWT test: about two hours on 2 CPU cores (the nearest rows in docs/RESULTS.md, section ewt_converged, say
-# how many epochs and how long each took; the README says how they differ from what this trains); resumable.
+# how many epochs and how long each took; docs/TRAINING.md says how they differ from what this trains); resumable.
 # The model: models/english/model.tar.gz (see scripts/english_model.sh).
 english-model: install
 	bash scripts/english_model.sh

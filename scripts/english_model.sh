@@ -3,14 +3,14 @@
 # frozen all-mpnet-base-v2 features (training_config/coach_valid_mpnet.jsonnet; its 438 MB model directory is
 # fetched first, as `make english` does), trained end to end on UD English-EWT (data/) on this machine with
 # the budget of the rows of docs/RESULTS.md (section ewt_converged): training_config/$ENGLISH_CONFIG.jsonnet
-# as shipped (its UPOS tagger and bfloat16 BiLSTM included, which no committed row has together; the README's
+# as shipped (its UPOS tagger and bfloat16 BiLSTM included, which no committed row has together; docs/TRAINING.md's
 # English section says how each row differs) until dev
 # UAS has not improved for 5 epochs (at most 40), keeping the epoch with the best dev UAS, then `allennlp
 # evaluate` on EWT test (CoNLL 2018 scores, every word). ENGLISH_CONFIG=coach_valid trains the recommended
 # parser without pretrained features. Stopped, it resumes where it was (`allennlp train --recover`; the
 # mpnet features, kept in memory, are computed again in the first epoch of the resumed run) when run again.
 # The model: models/english/model.tar.gz (ENGLISH_MODEL_DIR). How long the nearest rows took and what they
-# scored: their epochs and s/epoch in docs/RESULTS.md, quoted in the README; the script prints its time.
+# scored: their epochs and s/epoch in docs/RESULTS.md, quoted in docs/TRAINING.md; the script prints its time.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
