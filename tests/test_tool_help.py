@@ -21,6 +21,7 @@ TOOLS = [
     "seqgraph_experiments.benchmarks.epoch_time",
     "seqgraph_experiments.benchmarks.profile_parse",
     "seqgraph_experiments.benchmarks.profile_train",
+    "seqgraph_experiments.benchmarks.serve_load",
     "seqgraph_experiments.benchmarks.single_root_mst",
     "seqgraph_experiments.benchmarks.step_parts",
 ]
