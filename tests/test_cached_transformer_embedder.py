@@ -225,3 +225,47 @@ def test_a_cache_directory_that_cannot_be_written_is_given_up_with_a_warning(tin
     torch.testing.assert_close(cached(**batch), plain(**batch), rtol=0, atol=1e-6)
     assert "cannot be used" in caplog.text and str(blocker / "features") in caplog.text
     assert cached._cached_words == 6 + 2  # still cached in memory
+
+
+def transformer_keys(state):
+    return [key for key in state if key.startswith("_matched_embedder.transformer_model.")]
+
+
+def test_the_saved_state_holds_a_digest_of_the_frozen_weights_not_the_weights(tiny_bert):
+    options = {"last_layer_only": False, "mixed_layers": [-2, -1]}
+    trained = cached_embedder(tiny_bert, **options)
+    with torch.no_grad():
+        trained._layer_mix.scalar_parameters[0].fill_(3.0)
+    state = trained.state_dict()
+    assert transformer_keys(state) == [] and state["transformer_digest"].shape == (32,)
+    assert set(state) == {"transformer_digest", "_layer_mix.gamma", "_layer_mix.scalar_parameters.0",
+                          "_layer_mix.scalar_parameters.1"}
+    # loads strictly onto the same weights, read from model_name: nothing missing, the trained mix restored
+    loaded = cached_embedder(tiny_bert, **options)
+    loaded.load_state_dict(state, strict=True)
+    assert float(loaded._layer_mix.scalar_parameters[0]) == 3.0
+    batch = tensors(tiny_bert, SENTENCES[:2])
+    trained.eval(), loaded.eval()
+    torch.testing.assert_close(loaded(**batch), trained(**batch), rtol=0, atol=0)
+    # saved with its weights (as before the option), a state still carries them and they are loaded
+    with_weights = cached_embedder(tiny_bert, save_transformer_weights=True, **options)
+    with torch.no_grad():
+        next(with_weights._matched_embedder.transformer_model.parameters()).add_(1.0)
+    full_state = with_weights.state_dict()
+    assert "transformer_digest" not in full_state and len(transformer_keys(full_state)) > 10
+    onto = cached_embedder(tiny_bert, **options)
+    onto.load_state_dict(full_state, strict=True)
+    torch.testing.assert_close(next(onto._matched_embedder.transformer_model.parameters()),
+                               next(with_weights._matched_embedder.transformer_model.parameters()))
+
+
+@pytest.mark.parametrize("which", [0, -1])
+def test_a_state_without_weights_refuses_other_weights(tiny_bert, which):
+    state = cached_embedder(tiny_bert).state_dict()
+    other = cached_embedder(tiny_bert)
+    # the first tensor's first value, the last tensor's first value: both in the digest's sample
+    name, parameter = sorted(other._matched_embedder.transformer_model.state_dict().items())[which]
+    with torch.no_grad():
+        parameter.view(-1)[0] += 0.5
+    with pytest.raises(ConfigurationError, match="not the one this model was trained with"):
+        other.load_state_dict(state)

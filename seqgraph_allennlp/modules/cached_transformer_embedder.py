@@ -74,6 +74,58 @@ def quantized_copy(transformer: torch.nn.Module) -> torch.nn.Module:
         return torch.ao.quantization.quantize_dynamic(quantized, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
 
 
+# where the frozen transformer's weights sit in the embedder's state, and the key of their digest
+TRANSFORMER_KEYS = "_matched_embedder.transformer_model."
+DIGEST_KEY = "transformer_digest"
+
+
+def weights_digest(transformer: torch.nn.Module) -> torch.Tensor:
+    """
+    A sha256 `(32,)` uint8 tensor of the transformer's weights: every name, shape and type, and every 997th
+    value of each tensor. Another checkpoint of a model differs in nearly every value, so a sample is enough
+    to tell two apart, at a few milliseconds instead of a second for the 438 MB of all-mpnet-base-v2.
+    """
+    digest = hashlib.sha256()
+    for name, tensor in sorted(transformer.state_dict().items()):
+        digest.update(f"{name}{tuple(tensor.shape)}{tensor.dtype}".encode())
+        strided = tensor.detach().reshape(-1)[::997].cpu()
+        # copied into a new tensor: a one-value slice counts as contiguous but keeps its stride, which `view` refuses
+        sample = strided.new_empty(strided.shape).copy_(strided)
+        digest.update(sample.view(torch.uint8).numpy().tobytes())
+    return torch.frombuffer(bytearray(digest.digest()), dtype=torch.uint8)
+
+
+def _without_transformer_weights(module: "CachedPretrainedTransformerMismatchedEmbedder", state_dict, prefix: str,
+                                 local_metadata) -> None:
+    # a state_dict hook: the frozen weights are left out (they come from `model_name` when the model is
+    # built), their digest kept in their place
+    if module._save_transformer_weights:
+        return
+    for key in [key for key in state_dict if key.startswith(prefix + TRANSFORMER_KEYS)]:
+        del state_dict[key]
+    state_dict[prefix + DIGEST_KEY] = weights_digest(module._matched_embedder.transformer_model)
+
+
+def _check_transformer_digest(module: "CachedPretrainedTransformerMismatchedEmbedder", state_dict, prefix: str,
+                              local_metadata, strict, missing_keys, unexpected_keys, error_msgs) -> None:
+    # a load_state_dict pre-hook: a state saved without the transformer's weights loads only onto the same
+    # weights (read from `model_name`)
+    saved = state_dict.pop(prefix + DIGEST_KEY, None)
+    if saved is None:
+        return
+    if not torch.equal(saved.to(torch.uint8).cpu(), weights_digest(module._matched_embedder.transformer_model)):
+        raise ConfigurationError(
+            f"cached_pretrained_transformer_mismatched: the transformer at {module._model_name!r} is not the one "
+            "this model was trained with (their weights differ); the model's archive does not hold the "
+            "transformer's weights (save_transformer_weights: false): point model_name (for the shipped mpnet "
+            "configs, PRETRAINED_MPNET) at the model directory it was trained with"
+        )
+    # the weights read from model_name stand in for the saved ones, so that no key is missing (AllenNLP's
+    # `authorized_missing_keys` would also let other modules' missing keys through)
+    for name, tensor in module._matched_embedder.transformer_model.state_dict().items():
+        state_dict.setdefault(prefix + TRANSFORMER_KEYS + name, tensor)
+
+
 @TokenEmbedder.register("cached_pretrained_transformer_mismatched")
 class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatchedEmbedder):
     """
@@ -146,6 +198,16 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         and on the CPU checked (`BUCKET_MIN_PIECES`) not at all where both pad it to 16 pieces or more.
         `False` computes them in the batch as given.
 
+    save_transformer_weights : `bool`, optional (default = `False`)
+        Whether the module's state (a checkpoint, a model archive) holds the frozen transformer's weights.
+        They are the weights of `model_name`, read again whenever the model is built, an archive loaded
+        included; so by default the state holds only a digest of them (`weights_digest`), and loading it
+        onto other weights is an error. A model archive then holds the parser's own weights only (the 438 MB
+        of all-mpnet-base-v2 stay in its model directory), and loads without decompressing and reading the
+        transformer's weights a second time. A state that holds the
+        weights (saved with `True`, or before this option) loads as before, its weights replacing those
+        read from `model_name`.
+
     Whatever the options, the transformer runs only up to the highest layer that is mixed (all of them for
     `mixed_layers: [-4, -3, -2, -1]`, fewer for, say, `[4, 5]`), for models that keep their layers in
     `encoder.layer` (BERT, RoBERTa, XLM-R, MPNet...): the same vectors, less work.
@@ -170,6 +232,7 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         cache_directory: Optional[str] = None,
         transformer_precision: str = "float32",
         word_piece_buckets: bool = False,
+        save_transformer_weights: bool = False,
     ) -> None:
         if transformer_precision not in PRECISIONS:
             raise ConfigurationError(
@@ -226,6 +289,10 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         # the int8 copy of the transformer, made at the first batch; kept out of the module's state
         self._quantized_transformer: Optional[torch.nn.Module] = None
         self.register_load_state_dict_post_hook(_forget_quantized_transformer)
+        self._model_name = model_name
+        self._save_transformer_weights = save_transformer_weights
+        self._register_state_dict_hook(_without_transformer_weights)
+        self._register_load_state_dict_pre_hook(_check_transformer_digest, with_module=True)
         self._matched_embedder.register_forward_hook(_as_float32)
         self._max_cached_words = max_cached_words
         # sentence key -> (num_words, dim) vectors
