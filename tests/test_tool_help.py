@@ -23,6 +23,7 @@ TOOLS = [
     "seqgraph_experiments.benchmarks.profile_train",
     "seqgraph_experiments.benchmarks.serve_load",
     "seqgraph_experiments.benchmarks.single_root_mst",
+    "seqgraph_experiments.benchmarks.startup",
     "seqgraph_experiments.benchmarks.step_parts",
 ]
 

@@ -1,0 +1,140 @@
+"""
+Where a cold `allennlp predict` spends its start-up (issue 43): the command a user runs
+(`commands.predict_conllu`, batches of 64, CoNLL-U out) on a one-sentence file, timed as a whole (`--repeats`
+fresh processes, the median; one run first, not kept, fills the file cache) and once more under cProfile, whose
+cumulative times give each phase's share:
+
+- `imports`: every module import that happens before the archive is opened (torch, AllenNLP, allennlp-models'
+  plugins, transformers, spaCy, this package);
+- `archive extraction`: `allennlp.models.archival.extracted_archive` (gunzip and untar to a temporary folder);
+- `model built`: `Model.from_params` (the modules, the frozen transformer read from its model directory
+  included);
+- `state read`: `allennlp.nn.util.read_state_dict` (`torch.load` of the weights file);
+- `state loaded`: `Module.load_state_dict` as AllenNLP's `Model._load` calls it;
+- `reader and predictor`: the dataset reader and the predictor built from the archive's config;
+- `parsing`: `Predictor.predict_batch_instance` of the one sentence.
+
+cProfile slows Python-heavy work (imports most) more than tensor work: the phases are shares of the profiled
+run, scaled to the unprofiled median. Writes results/benchmarks/startup.json. Run it on a quiet machine.
+
+    .venv/bin/python benchmarks/startup.py --model MODEL.tar.gz [--model OTHER.tar.gz ...] [--repeats 3]
+"""
+import argparse
+import cProfile
+import pstats
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Dict, List
+
+from seqgraph_experiments import ROOT, commands
+from seqgraph_experiments.bench_speed import one_sentence_file
+from seqgraph_experiments.provenance import sha256, stamp
+from seqgraph_experiments.results import BENCHMARKS, write_json
+
+OUT = BENCHMARKS / "startup.json"
+CONLLU = ROOT / "data" / "UD_English-EWT" / "en_ewt-ud-test.conllu"
+# phase -> (file suffix, function name) whose cumulative time is the phase's
+PHASES = {
+    "archive extraction": ("allennlp/models/archival.py", "extracted_archive"),
+    "model built": ("allennlp/common/from_params.py", "from_params"),
+    "state read": ("allennlp/nn/util.py", "read_state_dict"),
+    "state loaded": ("torch/nn/modules/module.py", "load_state_dict"),
+    "reader and predictor": ("allennlp/predictors/predictor.py", "from_archive"),
+    "parsing": ("allennlp/predictors/predictor.py", "predict_batch_instance"),
+    "load_archive": ("allennlp/models/archival.py", "load_archive"),
+    "imports": ("<frozen importlib._bootstrap>", "_find_and_load"),
+    "whole command": ("allennlp/commands/__init__.py", "main"),
+}
+
+
+def timed_command(command: List[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def profile_worker(command: List[str], output: str) -> None:
+    """In this process: `allennlp` run as its console script would, under cProfile."""
+    sys.argv = ["allennlp"] + command[1:]
+    from allennlp.__main__ import run
+
+    profiler = cProfile.Profile()
+    try:
+        profiler.runcall(run)
+    except SystemExit:
+        pass
+    profiler.dump_stats(output)
+
+
+def phases(stats_file: str) -> Dict[str, float]:
+    """Cumulative seconds of each phase's function in a cProfile dump (the outermost call where it recurses)."""
+    stats = pstats.Stats(stats_file).stats
+    found = {}
+    for phase, (suffix, function) in PHASES.items():
+        calls = [(key, value) for key, value in stats.items() if key[0].endswith(suffix) and key[2] == function]
+        # cumulative time counts a recursive function once (cProfile's ct is of the primitive calls)
+        found[phase] = sum(value[3] for _, value in calls)
+    return found
+
+
+def measure(model: str, conllu: str, repeats: int, work: Path) -> Dict:
+    one_sentence = one_sentence_file(conllu)
+    command = commands.predict_conllu(model, one_sentence, work / "startup.conllu", batch_size=64)
+    timed_command(command)  # fills the file cache, not kept
+    seconds = [timed_command(command) for _ in range(repeats)]
+    stats_file = str(work / "startup.prof")
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "seqgraph_experiments.benchmarks.startup", "--profile-worker", stats_file,
+                    "--", *command], cwd=ROOT, check=True, capture_output=True)
+    profiled_seconds = time.perf_counter() - start
+    profiled = phases(stats_file)
+    median = statistics.median(seconds)
+    whole = profiled["whole command"] or profiled_seconds
+    return {
+        "model": {"path": model, "sha256": sha256(Path(model)), "bytes": Path(model).stat().st_size},
+        "command": commands.predict_conllu(model, "ONE_SENTENCE.conllu", "OUT.conllu", batch_size=64)[1:],
+        "startup_seconds": median, "all_startup_seconds": seconds,
+        "profiled_seconds": profiled_seconds,
+        "profiled_phase_seconds": profiled,
+        # each phase's share of the profiled command, times the unprofiled median
+        "phase_seconds_estimated": {phase: median * value / whole for phase, value in profiled.items()
+                                    if phase != "whole command"},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", action="append", help="a model archive (several: each measured in turn)")
+    parser.add_argument("--conllu", default=str(CONLLU), help="its first sentence is parsed")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--output", default=str(OUT))
+    parser.add_argument("--profile-worker", help=argparse.SUPPRESS)
+    parser.add_argument("command", nargs="*", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.profile_worker:
+        profile_worker(args.command, args.profile_worker)
+        return
+    if not args.model:
+        parser.error("--model is required")
+    missing = [path for path in args.model if not Path(path).is_file()]
+    if missing:
+        parser.error(f"no such file: {', '.join(missing)}")
+    with tempfile.TemporaryDirectory() as work:
+        rows = [measure(model, args.conllu, args.repeats, Path(work)) for model in args.model]
+    for row in rows:
+        print(f"{row['model']['path']}: start-up {row['startup_seconds']:.2f} s")
+        for phase, value in row["phase_seconds_estimated"].items():
+            print(f"  {phase}: {value:.2f} s")
+    write_json(Path(args.output), {
+        "what": "start-up of a cold allennlp predict (one sentence): median of fresh processes, and the share of "
+                "each phase in one run under cProfile",
+        "rows": rows, "repeats": args.repeats, **stamp("benchmarks/startup.py"),
+    })
+
+
+if __name__ == "__main__":
+    main()
