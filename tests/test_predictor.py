@@ -562,3 +562,23 @@ def test_text_and_a_model_that_needs_pos_tags(archive, monkeypatch):
     assert predictor.predict_json({"text": "The cat sat."}) == {
         "error": 'this model needs POS tags: give "words" and "pos" instead of "text"'
     }
+
+
+def test_the_readable_outputs_are_plain_python_without_sanitize(archive):
+    # the predictor skips AllenNLP's sanitize for this model: every value must already be what it would give
+    from allennlp.common.util import sanitize
+
+    predictor = make_predictor(archive)
+    assert predictor._plain_outputs
+    results = predictor.predict_batch_json([{"sentence": "The cat sat on the mat ."}, {"words": ["Dogs", "bark"]}])
+
+    def plain(value):
+        if isinstance(value, list):
+            return all(plain(item) for item in value)
+        return value is None or type(value) in (str, int, float, bool)
+
+    for result in results:
+        assert result["predicted_heads"] and result["generation_order"]
+        for key, value in result.items():
+            assert plain(value), key
+            assert sanitize(value) == value, key

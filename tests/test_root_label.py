@@ -148,3 +148,40 @@ def test_root_labels_script_counts_the_broken_words(tmp_path):
     counts = broken_words(packed, tmp_path, DATA)
     assert counts == {"words": sum(len(s.words) for s in sentences), "attached_to_0_not_root": 1,
                       "of_which_gold_head_0": 1, "root_under_a_word": 1}
+
+
+def test_enhanced_labels_are_scored_on_the_real_edges_as_one_edge_at_a_time():
+    # the loss and the decoder score only the real edges (no padding rows): the same values as torch's
+    # bilinear of each edge alone
+    model, vocab, tensors = model_and_batch("coach_valid_enhanced", ENHANCED_DATA)
+    torch.manual_seed(1)
+    with torch.no_grad():
+        model.enhanced_tag_bilinear.weight.normal_()
+        model.enhanced_tag_bilinear.bias.normal_()
+    batch_size, num_nodes, dim = 2, 5, model.enhanced_tag_bilinear.in1_features
+    heads_repr, dependents_repr = torch.randn(batch_size, num_nodes, dim), torch.randn(batch_size, num_nodes, dim)
+    num_labels = model.enhanced_tag_bilinear.out_features
+    tags = torch.full((batch_size, num_nodes, num_nodes), -1)
+    gold = [(0, 0, 2, 3), (0, 2, 1, 1), (0, 1, 2, 4), (1, 4, 3, 0)]
+    for sentence, head, dependent, label in gold:
+        tags[sentence, head, dependent] = label
+
+    def edge_logits(sentence, head, dependent):
+        return torch.nn.functional.bilinear(heads_repr[sentence, head], dependents_repr[sentence, dependent],
+                                            model.enhanced_tag_bilinear.weight, model.enhanced_tag_bilinear.bias)
+
+    expected = torch.stack([-torch.log_softmax(edge_logits(s, h, d), dim=-1)[label] for s, h, d, label in gold])
+    loss = model._enhanced_label_loss_of(heads_repr, dependents_repr, tags)
+    assert float(loss) == pytest.approx(float(expected.mean()), rel=1e-5)
+    assert float(model._enhanced_label_loss_of(heads_repr, dependents_repr, torch.full_like(tags, -1))) == 0.0
+
+    # decoding: padded edges stay -1; a real one gets the best label it may take (root only from the root)
+    edges = torch.tensor([[[0, 2], [2, 1], [-1, -1]], [[4, 3], [-1, -1], [-1, -1]]])
+    labels = model._decode_enhanced_labels((heads_repr, dependents_repr), edges)
+    assert labels[0, 2] == -1 and labels[1, 1] == -1 and labels[1, 2] == -1
+    for sentence, position in ((0, 0), (0, 1), (1, 0)):
+        head, dependent = edges[sentence, position].tolist()
+        allowed = ~model._unpredictable_enhanced & root_label_support(torch.tensor(head), model._root_enhanced)
+        best = edge_logits(sentence, head, dependent).masked_fill(~allowed, float("-inf")).argmax()
+        assert labels[sentence, position] == best
+    assert num_labels == vocab.get_vocab_size("enhanced_tags")

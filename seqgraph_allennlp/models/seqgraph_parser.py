@@ -714,13 +714,16 @@ class SeqGraphParser(Model):
         The best enhanced label of each `(batch_size, E, 2)` edge (-1 on padding); `root` exactly on the edges
         from the root.
         """
-        unpredictable = self._unpredictable_enhanced | ~root_label_support(edges[..., 0], self._root_enhanced)
-        labels = (
-            self._enhanced_pair_logits(*representations, edges.clamp(min=0))
-            .masked_fill(unpredictable, float("-inf"))
-            .argmax(dim=-1)
-        )
-        return labels.masked_fill(edges[..., 0] < 0, -1)
+        labels = edges.new_full(edges.shape[:-1], -1)
+        # only the real edges are scored: a third of a batch's rows are padding on EWT test
+        batch_index, edge_index = (edges[..., 0] >= 0).nonzero(as_tuple=True)
+        if batch_index.numel() == 0:
+            return labels
+        real_edges = edges[batch_index, edge_index]
+        unpredictable = self._unpredictable_enhanced | ~root_label_support(real_edges[:, 0], self._root_enhanced)
+        logits = self._enhanced_edge_logits(*representations, batch_index, real_edges[:, 0], real_edges[:, 1])
+        labels[batch_index, edge_index] = logits.masked_fill(unpredictable, float("-inf")).argmax(dim=-1)
+        return labels
 
     def _update_metrics(
         self,
@@ -1265,20 +1268,20 @@ class SeqGraphParser(Model):
         )
         return valid_decoding.heads, valid_decoding, graph_decoding
 
-    def _enhanced_pair_logits(
+    def _enhanced_edge_logits(
         self,
         head_tag_representation: torch.Tensor,
         dependent_tag_representation: torch.Tensor,
-        edges: torch.LongTensor,
+        batch_index: torch.LongTensor,
+        heads: torch.LongTensor,
+        dependents: torch.LongTensor,
     ) -> torch.Tensor:
         """
-        `(batch_size, E, num_enhanced_labels)` enhanced label scores of `(batch_size, E, 2)` `(head,
-        dependent)` edges.
+        `(num_edges, num_enhanced_labels)` enhanced label scores of the edges `heads[i] -> dependents[i]` of
+        sentence `batch_index[i]` (all three `(num_edges,)`).
         """
-        batch_index = torch.arange(edges.size(0), device=edges.device).unsqueeze(1)
         return self.enhanced_tag_bilinear(
-            head_tag_representation[batch_index, edges[..., 0]].contiguous(),
-            dependent_tag_representation[batch_index, edges[..., 1]].contiguous(),
+            head_tag_representation[batch_index, heads], dependent_tag_representation[batch_index, dependents]
         )
 
     def _enhanced_label_loss_of(
@@ -1290,13 +1293,15 @@ class SeqGraphParser(Model):
         """
         The mean over the gold graph's edges of the enhanced label's cross-entropy, given the gold edge.
         """
-        num_nodes = enhanced_tags.size(1)
-        gold_index, is_gold = graph_edge_index(enhanced_tags >= 0)
-        edges = torch.stack([gold_index // num_nodes, gold_index % num_nodes], dim=-1)
-        logits = self._enhanced_pair_logits(head_tag_representation, dependent_tag_representation, edges)
-        gold_labels = enhanced_tags.flatten(1).gather(1, gold_index).clamp(min=0)
-        nll = -torch.log_softmax(logits, dim=-1).gather(-1, gold_labels.unsqueeze(-1)).squeeze(-1)
-        return (nll * is_gold).sum() / is_gold.sum().clamp(min=1)
+        # enhanced_tags[b, head, dependent]: the gold label, -1 where there is no edge
+        batch_index, heads, dependents = (enhanced_tags >= 0).nonzero(as_tuple=True)
+        if batch_index.numel() == 0:
+            return head_tag_representation.sum() * 0.0
+        logits = self._enhanced_edge_logits(
+            head_tag_representation, dependent_tag_representation, batch_index, heads, dependents
+        )
+        gold_labels = enhanced_tags[batch_index, heads, dependents]
+        return -torch.log_softmax(logits, dim=-1).gather(-1, gold_labels.unsqueeze(-1)).mean()
 
     def _greedy_valid_decode(
         self,

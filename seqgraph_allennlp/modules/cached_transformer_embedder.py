@@ -191,9 +191,10 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         Run the transformer on the sentences to compute sorted by their number of word pieces and cut into
         buckets (`length_buckets`, at least 8 sentences, padded by at most a quarter), each padded to its own
         longest sentence (at least 16 pieces) instead of the batch's longest: less padding where a batch
-        mixes lengths (batches are sorted by words, not pieces; counted on EWT test, the predictor's batches
-        of 64 make the transformer run on 1.91 times the sentences' pieces, 1.45 in buckets, and batches of
-        32 sorted by words on 2.23 times, 1.36 in buckets). A sentence's float32 vectors then differ
+        mixes lengths (batches are sorted by words, not pieces; on EWT test, the predictor's batches of 64 make the
+        transformer run on 1.83 times the sentences' pieces, 1.38 in buckets, which computes the features
+        1.17 times as fast in float32 and 1.27 in bfloat16: results/benchmarks/feature_speed.json;
+        docs/BENCHMARKS.md). A sentence's float32 vectors then differ
         from those of the batch as a whole by float rounding only, as between any two batches (see above),
         and on the CPU checked (`BUCKET_MIN_PIECES`) not at all where both pad it to 16 pieces or more.
         `False` computes them in the batch as given.
