@@ -668,6 +668,19 @@ def feature_int8() -> str:
     return "a mean cosine of 0.58 to float32's"
 
 
+def feature_accuracy() -> str:
+    result = load("benchmarks/bf16_features_accuracy.json")
+    rows, difference = result["rows"], result["difference_bfloat16_buckets_minus_float32"]
+    assert all(row["all_trees"] for row in rows.values())
+    assert all(abs(value) < 0.001 for value in difference.values())
+    lines = []
+    for name, label in (("float32", "float32 (as trained)"), ("bfloat16_buckets", "bfloat16 + word-piece buckets")):
+        lines.append(f"| {label} | " + " | ".join(f"{100 * rows[name][metric]:.2f}"
+                                                 for metric in ("UAS", "LAS", "ELAS", "EULAS")) + " |")
+    return (" ".join(lines) + " Every difference is within 0.1 (bfloat16 minus float32: "
+            f"UAS {100 * difference['UAS']:+.2f}, LAS {100 * difference['LAS']:+.2f}, ELAS {100 * difference['ELAS']:+.2f})")
+
+
 def serve_level(concurrency: int) -> Dict:
     return next(level for level in load("benchmarks/serve_load.json")["levels"] if level["concurrency"] == concurrency)
 
@@ -842,6 +855,7 @@ QUOTES = [
     (BENCHMARKS, feature_scale),
     (BENCHMARKS, feature_noise),
     (BENCHMARKS, feature_int8),
+    (BENCHMARKS, feature_accuracy),
     # BENCHMARKS, "The parser service under load"
     (BENCHMARKS, lambda: provenance("serve_load")),
     (BENCHMARKS, serve_setup),
