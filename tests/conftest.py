@@ -59,6 +59,18 @@ def tiny_transformer(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def tiny_mpnet(tiny_transformer):
+    """A tiny random MPNet (4 layers of 16) standing in for all-mpnet-base-v2: its model directory's path."""
+    from transformers import MPNetConfig, MPNetModel, MPNetTokenizer
+
+    pieces = ["<s>", "<pad>", "</s>", "[UNK]", "<mask>", "the", "a", "of", "to", "and", "in", "is", "it", ".",
+              ",", "i", "you", "that", "was", "for", "on", "##s", "##ed", "##ing"]
+    return tiny_transformer("tiny_mpnet", pieces, MPNetTokenizer, MPNetConfig, MPNetModel, hidden_size=16,
+                            num_hidden_layers=4, num_attention_heads=2, intermediate_size=32,
+                            max_position_embeddings=130)
+
+
+@pytest.fixture(scope="module")
 def batch_and_vocab():
     """The fixture treebank as one batch of tensors, and its vocabulary."""
     from allennlp.data import Batch, Vocabulary

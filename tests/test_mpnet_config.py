@@ -14,17 +14,6 @@ from seqgraph_allennlp.structs.tree import is_tree
 from tests.test_model import BIAFFINE_CANCELLED_GRADIENTS, CONFIGS, DATA, ROOT
 
 
-@pytest.fixture(scope="module")
-def tiny_mpnet(tiny_transformer):
-    from transformers import MPNetConfig, MPNetModel, MPNetTokenizer
-
-    pieces = ["<s>", "<pad>", "</s>", "[UNK]", "<mask>", "the", "a", "of", "to", "and", "in", "is", "it", ".",
-              ",", "i", "you", "that", "was", "for", "on", "##s", "##ed", "##ing"]
-    return tiny_transformer("tiny_mpnet", pieces, MPNetTokenizer, MPNetConfig, MPNetModel, hidden_size=16,
-                            num_hidden_layers=4, num_attention_heads=2, intermediate_size=32,
-                            max_position_embeddings=130)
-
-
 @pytest.mark.parametrize("name", ["coach_valid_mpnet", "biaffine_mst_mpnet"])
 def test_mpnet_config_says_how_to_get_the_model(monkeypatch, name):
     monkeypatch.setenv("PRETRAINED_MPNET", "")

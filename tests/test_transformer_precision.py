@@ -47,18 +47,6 @@ SENTENCES = [
 TOLERANCE = 3e-3
 
 
-@pytest.fixture(scope="module")
-def tiny_mpnet(tiny_transformer):
-    # tests/test_mpnet_config.py's
-    from transformers import MPNetConfig, MPNetModel, MPNetTokenizer
-
-    pieces = ["<s>", "<pad>", "</s>", "[UNK]", "<mask>", "the", "a", "of", "to", "and", "in", "is", "it", ".",
-              ",", "i", "you", "that", "was", "for", "on", "##s", "##ed", "##ing"]
-    return tiny_transformer("tiny_mpnet", pieces, MPNetTokenizer, MPNetConfig, MPNetModel, hidden_size=16,
-                            num_hidden_layers=4, num_attention_heads=2, intermediate_size=32,
-                            max_position_embeddings=130)
-
-
 def tensors(model_name, sentences):
     indexer = PretrainedTransformerMismatchedIndexer(model_name)
     instances = [Instance({"words": TextField([Token(word) for word in words], {"tokens": indexer})})
