@@ -19,7 +19,10 @@ together parsed in one batch.
 Requests are batched: a worker takes the first request waiting, waits up to `max_wait_ms` for more (or
 until they hold `batch_size` records or sentences), prepares each (the predictor's `prepare_batch_json`,
 with a predictor of its own, so that its `text` sentences are numbered from 1) and runs the model once on
-all their sentences (`predict_prepared`), in one thread, one batch at a time.
+all their sentences (`predict_prepared`), in one thread, one batch at a time. `from_archive` loads the model in
+that same thread: torch's OpenMP keeps a team of threads for each thread that runs parallel work, and with a
+second team (the loading thread's) on two cores its threads sleep between operations instead of spinning, which
+made every batch about twice as slow (`tests/test_serve.py` checks the thread).
 
 Errors are JSON, `{"error": "..."}`: 400 for a body that is not JSON (or not UTF-8), 422 for input that is
 JSON but not records the predictor can read (a wrong type, no words, not an object; CoNLL-U that does not
@@ -128,6 +131,9 @@ class ParserService:
         How long the worker waits for more requests after the first of a batch.
     max_body_bytes : `int`, optional (default = `1048576`)
         A larger body is refused with 413.
+    model_thread : `ThreadPoolExecutor`, optional (default = `None`)
+        The one-thread executor that runs the model (`model_thread_executor()`), best the one that loaded it
+        (`from_archive` does so); a new one by default. The service shuts it down when it stops.
     """
 
     def __init__(
@@ -138,6 +144,7 @@ class ParserService:
         batch_size: int = DEFAULT_BATCH_SIZE,
         max_wait_ms: float = DEFAULT_MAX_WAIT_MS,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        model_thread: Optional[ThreadPoolExecutor] = None,
     ) -> None:
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
@@ -159,17 +166,25 @@ class ParserService:
         self.batches = 0
         # the model runs in this one thread, one batch (or one /view request) at a time: the event loop
         # stays free to take requests meanwhile
-        self._executor: Optional[ThreadPoolExecutor] = None
+        self._executor: Optional[ThreadPoolExecutor] = model_thread
         self._queue: Optional["asyncio.Queue[Any]"] = None
         self._worker: Optional["asyncio.Task[None]"] = None
         self.app = self._build_app()
 
     @classmethod
     def from_archive(cls, archive_path: str, cuda_device: int = -1, **kwargs) -> "ParserService":
-        """Loads `model.tar.gz` once, onto `cuda_device` (`-1`: the CPU); `kwargs` as `ParserService`'s."""
-        archive = load_archive(str(archive_path), cuda_device=cuda_device)
+        """
+        Loads `model.tar.gz` once, onto `cuda_device` (`-1`: the CPU), in the thread that will run it;
+        `kwargs` as `ParserService`'s.
+        """
+        model_thread = model_thread_executor()
+        try:
+            archive = model_thread.submit(load_archive, str(archive_path), cuda_device=cuda_device).result()
+        except BaseException:
+            model_thread.shutdown(wait=False)
+            raise
         kwargs.setdefault("name", os.path.basename(str(archive_path)))
-        return cls(archive.model, archive.validation_dataset_reader, **kwargs)
+        return cls(archive.model, archive.validation_dataset_reader, model_thread=model_thread, **kwargs)
 
     def _new_predictor(self) -> SeqGraphParserPredictor:
         # cheap: the model and the tokeniser are shared; each request's own numbers its text sentences from 1
@@ -179,7 +194,8 @@ class ParserService:
 
     async def start(self) -> None:
         """Starts the worker (on the running event loop); the app's lifespan calls it."""
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="seqgraph-model")
+        if self._executor is None:
+            self._executor = model_thread_executor()
         self._queue = asyncio.Queue()
         self._worker = asyncio.get_running_loop().create_task(self._work())
 
@@ -203,7 +219,7 @@ class ParserService:
 
     async def view(self, parse_input: ParseInput) -> List[Dict[str, Any]]:
         """Each sentence's step view (`/view`), in the model's thread."""
-        if self._executor is None:
+        if self._queue is None or self._executor is None:
             raise RuntimeError("the service is not started (start(), or the app's lifespan)")
         self.requests += 1
         return await asyncio.get_running_loop().run_in_executor(self._executor, self._views, parse_input)
@@ -431,6 +447,11 @@ class ParserService:
                 raise ServiceError(413, f"the body is over this service's {self.max_body_bytes} bytes")
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+def model_thread_executor() -> ThreadPoolExecutor:
+    """The one thread that loads and runs a service's model."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="seqgraph-model")
 
 
 def _internal_error(error: BaseException) -> ServiceError:

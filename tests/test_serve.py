@@ -383,6 +383,32 @@ def test_shutdown_answers_the_requests_in_flight(trained_model_archive, running,
         urllib.request.urlopen(server.base + "/health", timeout=5)
 
 
+def test_the_model_is_loaded_in_the_thread_that_runs_it(trained_model_archive, monkeypatch):
+    # torch's OpenMP keeps a team of threads for each thread that runs parallel work: a model loaded in one
+    # thread and run in another leaves two teams on the cores, and every batch ran about twice as slowly
+    import seqgraph_allennlp.serve as serve
+
+    loaded_in = []
+    original_load = serve.load_archive
+
+    def load(*args, **kwargs):
+        loaded_in.append(threading.get_ident())
+        return original_load(*args, **kwargs)
+
+    monkeypatch.setattr(serve, "load_archive", load)
+    service = ParserService.from_archive(trained_model_archive)
+    ran_in = []
+    original_run = service._run_batch
+    service._run_batch = lambda inputs: ran_in.append(threading.get_ident()) or original_run(inputs)
+    server = RunningServer(service)
+    try:
+        answer = call(server.base, "/parse", {"words": WORDS[0]})
+    finally:
+        server.stop()
+    assert answer.status == 200
+    assert loaded_in and ran_in and set(ran_in) == set(loaded_in) and loaded_in[0] != threading.get_ident()
+
+
 # --- the step view ---------------------------------------------------------------------------------------
 
 
