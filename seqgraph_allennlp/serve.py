@@ -16,8 +16,8 @@ together parsed in one batch.
 * `GET /` is a page with a text box whose sentences it shows in that view; `GET /health` says
   `{"status": "ok", ...}` with counters (`requests`, `sentences`, `batches`: the model's batched calls).
 
-Requests are batched: a worker takes the first request waiting, waits up to `max_wait_ms` for more (or
-until they hold `batch_size` records or sentences), prepares each (the predictor's `prepare_batch_json`,
+Requests are batched: a worker takes the first request waiting, waits up to `max_wait_ms` after each for
+another (four times that at most in all, or until they hold `batch_size` records or sentences), prepares each (the predictor's `prepare_batch_json`,
 with a predictor of its own, so that its `text` sentences are numbered from 1) and runs the model once on
 all their sentences (`predict_prepared`), in one thread, one batch at a time. `from_archive` loads the model in
 that same thread: torch's OpenMP keeps a team of threads for each thread that runs parallel work, and with a
@@ -68,6 +68,8 @@ DEFAULT_PORT = 8000
 DEFAULT_MAX_BODY_BYTES = 1 << 20
 DEFAULT_BATCH_SIZE = 64
 DEFAULT_MAX_WAIT_MS = 5.0
+# a batch waits at most this many max_wait_ms in all
+BATCH_WAIT_LIMIT = 4
 EXIT_ERROR = 2
 
 CONLLU_TYPE = "text/x-conllu"
@@ -128,7 +130,8 @@ class ParserService:
         A batch is closed once its requests hold this many records or CoNLL-U sentences (a larger request
         is a batch alone), and the model parses at most this many sentences at a time.
     max_wait_ms : `float`, optional (default = `5.0`)
-        How long the worker waits for more requests after the first of a batch.
+        How long the worker waits for another request after each of a batch (after the first, at most four
+        times this in all).
     max_body_bytes : `int`, optional (default = `1048576`)
         A larger body is refused with 413.
     model_thread : `ThreadPoolExecutor`, optional (default = `None`)
@@ -234,7 +237,11 @@ class ParserService:
                 break
             jobs: List[_Job] = [first]
             size = first.parse_input.size
-            deadline = loop.time() + self.max_wait
+            # each request waits up to max_wait for the next, so that a burst of answers' follow-up requests
+            # (a client's next one arrives as it reads its answer) is one batch, not a batch and a straggler
+            # that costs a run of the model alone; the whole wait is bounded all the same
+            closing = loop.time() + BATCH_WAIT_LIMIT * self.max_wait
+            deadline = min(loop.time() + self.max_wait, closing)
             while size < self.batch_size:
                 try:
                     job = self._queue.get_nowait()
@@ -251,6 +258,7 @@ class ParserService:
                     break
                 jobs.append(job)
                 size += job.parse_input.size
+                deadline = min(loop.time() + self.max_wait, closing)
             await self._answer(jobs)
         # nothing should be left (the server stops the worker after its last request), but answer it anyway
         leftovers = []
@@ -676,7 +684,8 @@ def _parse_arguments(arguments: Optional[List[str]]) -> argparse.Namespace:
         "--max-wait-ms",
         type=_milliseconds,
         default=DEFAULT_MAX_WAIT_MS,
-        help=f"how long a batch waits for more requests after its first (default: {DEFAULT_MAX_WAIT_MS:g})",
+        help="how long a batch waits for another request after each of its requests, four times that at most "
+        f"in all (default: {DEFAULT_MAX_WAIT_MS:g})",
     )
     parser.add_argument("--cuda-device", type=int, default=-1, help="GPU to use, -1 for the CPU (default)")
     return parser.parse_args(arguments)

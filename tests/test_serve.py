@@ -358,6 +358,36 @@ def test_concurrent_requests_are_parsed_together_with_the_same_answers(running, 
     assert 1 <= after["batches"] - before["batches"] <= len(records) // 2, (before, after)
 
 
+def test_a_burst_of_requests_is_one_batch_and_the_wait_is_bounded(running):
+    # the worker alone, on an event loop of its own, its model replaced by a note of each batch's requests
+    import asyncio
+
+    from seqgraph_allennlp.serve import BATCH_WAIT_LIMIT, RECORDS, ParseInput
+
+    service = ParserService(running.service.model, running.service.dataset_reader, max_wait_ms=100)
+    batches = []
+    service._run_batch = lambda inputs: batches.append(len(inputs)) or [[{}] for _ in inputs]
+
+    async def requests(gaps):
+        await service.start()
+        try:
+            pending = []
+            for gap in gaps:
+                await asyncio.sleep(gap)
+                pending.append(asyncio.ensure_future(service.parse(ParseInput(RECORDS, [{"words": ["a"]}]))))
+            await asyncio.gather(*pending)
+        finally:
+            await service.stop()
+
+    # each 60 ms after the last, 180 ms from the first to the last: more than one wait, less than the limit
+    asyncio.run(requests([0, 0.06, 0.06, 0.06]))
+    assert batches == [4]
+    # a request every 60 ms for longer than the limit (4 waits of 100 ms): the batch closes all the same
+    batches.clear()
+    asyncio.run(requests([0] + [0.06] * 9))
+    assert BATCH_WAIT_LIMIT == 4 and len(batches) >= 2 and batches[0] <= 7 and sum(batches) == 10
+
+
 def test_shutdown_answers_the_requests_in_flight(trained_model_archive, running, parser):
     # a service of its own (the same model), whose model takes a second: stopped while parsing
     service = ParserService(running.service.model, running.service.dataset_reader)
