@@ -713,6 +713,36 @@ def serve_setup() -> str:
             f"service started in {result['service']['startup_seconds']:.2f} s")
 
 
+def serve_first_run() -> str:
+    """The first run of the service benchmark, kept beside the current one."""
+    result = load("benchmarks/serve_load_bcfb925.json")
+    level = next(level for level in result["levels"] if level["concurrency"] == 32)
+    predict = result["predict"]["sentences_per_second_after_startup"]
+    assert result["git_commit"].startswith("bcfb925")
+    return (f"bcfb925) reached {level['sentences_per_second'] / predict:.2f}: {level['sentences_per_second']:.1f} "
+            f"sentences/s at concurrency 32 against predict's {predict:.1f}")
+
+
+def model_thread() -> str:
+    result = load("benchmarks/model_thread.json")
+    arrangements = result["arrangements"]
+    assert result["sentences"] == 640 and result["batch_size"] == 32 and result["machine"]["threads"] == 2
+    for arrangement in arrangements.values():
+        assert len(arrangement["runs"]) == result["repeats"] == 3
+        assert arrangement["sentences_per_second"] == statistics.median(
+            run["sentences_per_second"] for run in arrangement["runs"])
+
+    def speed(name: str) -> str:
+        return f"{arrangements[name]['sentences_per_second']:.1f}"
+
+    def cores(name: str) -> str:
+        return f"{arrangements[name]['cores_busy']:.2f}"
+
+    return (f"loaded and run in the main thread {speed('main')} sentences/s ({cores('main')} cores busy); "
+            f"loaded in the main thread and run in another {speed('other_thread')} ({cores('other_thread')} cores "
+            f"busy); loaded and run in one other thread {speed('same_thread')} ({cores('same_thread')})")
+
+
 def serve_done() -> str:
     result = load("benchmarks/serve_load.json")
     done = result["done_when"]
@@ -890,6 +920,8 @@ QUOTES = [
     (BENCHMARKS, serve_setup),
     *((BENCHMARKS, (lambda concurrency=concurrency: serve_row(concurrency))) for concurrency in (1, 8, 32)),
     (BENCHMARKS, serve_done),
+    (BENCHMARKS, serve_first_run),
+    (BENCHMARKS, model_thread),
     # ENHANCED, "Speed"
     (ENHANCED, enhanced_speed),
     (ENHANCED, enhanced_speed_real_edges),

@@ -20,6 +20,7 @@ TOOLS = [
     "seqgraph_experiments.benchmarks.bf16_inference",
     "seqgraph_experiments.benchmarks.conllu_roundtrip",
     "seqgraph_experiments.benchmarks.epoch_time",
+    "seqgraph_experiments.benchmarks.model_thread",
     "seqgraph_experiments.benchmarks.profile_parse",
     "seqgraph_experiments.benchmarks.profile_train",
     "seqgraph_experiments.benchmarks.serve_load",
