@@ -743,6 +743,12 @@ def model_thread() -> str:
             f"busy); loaded and run in one other thread {speed('same_thread')} ({cores('same_thread')})")
 
 
+def model_thread_usage() -> str:
+    arrangements = load("benchmarks/model_thread.json")["arrangements"]
+    share = arrangements["other_thread"]["sentences_per_second"] / arrangements["main"]["sentences_per_second"]
+    return f"thread and run in another parsed at about {share:.1f} of its speed on two cores"
+
+
 def serve_done() -> str:
     result = load("benchmarks/serve_load.json")
     done = result["done_when"]
@@ -922,6 +928,7 @@ QUOTES = [
     (BENCHMARKS, serve_done),
     (BENCHMARKS, serve_first_run),
     (BENCHMARKS, model_thread),
+    (USAGE, model_thread_usage),
     # ENHANCED, "Speed"
     (ENHANCED, enhanced_speed),
     (ENHANCED, enhanced_speed_real_edges),
