@@ -15,9 +15,7 @@ import json
 import pytest
 import torch
 from allennlp.common import Params
-from allennlp.data import Batch, DatasetReader, Instance, Token, Vocabulary
-from allennlp.data.fields import TextField
-from allennlp.data.token_indexers import PretrainedTransformerMismatchedIndexer
+from allennlp.data import Batch, DatasetReader, Vocabulary
 from allennlp.models import Model
 from allennlp.modules.token_embedders import PretrainedTransformerMismatchedEmbedder, TokenEmbedder
 
@@ -29,6 +27,7 @@ from seqgraph_allennlp.modules.cached_transformer_embedder import (
 )
 from seqgraph_allennlp.predictors.seqgraph_parser import without_gold
 
+from tests.test_cached_transformer_embedder import tensors
 from tests.test_model import CONFIGS, DATA
 
 SHIPPED_LAYERS = [-4, -3, -2, -1]
@@ -45,15 +44,6 @@ SENTENCES = [
 # the largest difference from float32's vectors (any word, any of the four layers) allowed to bfloat16 and int8:
 # on the tiny MPNet they differ by ~2e-4 and ~7e-4, one layer skipped or the wrong layer mixed by more than 1e-2
 TOLERANCE = 3e-3
-
-
-def tensors(model_name, sentences):
-    indexer = PretrainedTransformerMismatchedIndexer(model_name)
-    instances = [Instance({"words": TextField([Token(word) for word in words], {"tokens": indexer})})
-                 for words in sentences]
-    batch = Batch(instances)
-    batch.index_instances(Vocabulary())
-    return batch.as_tensor_dict()["words"]["tokens"]
 
 
 def embedder(model_name, **options) -> CachedPretrainedTransformerMismatchedEmbedder:
