@@ -5,8 +5,6 @@ the tree's (rooted, connected, no edge into the root, no self-loop, `root` exact
 writes DEPS that pass UD validation, and `allennlp evaluate`'s ELAS equals the official scorer's.
 """
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,10 +15,11 @@ from allennlp.data import Batch, DatasetReader, Vocabulary
 from allennlp.models import Model
 
 import seqgraph_allennlp  # noqa: F401
-from seqgraph_allennlp.common.conllu import read_sentences
 from seqgraph_allennlp.common.enhanced import enhanced_graph
 from seqgraph_allennlp.common.scoring import enhanced_scores
 from seqgraph_allennlp.structs.tree import is_tree, transitive_closure
+
+from tests.test_graph import fixture_twin_run
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "fixtures" / "configs"
@@ -111,33 +110,9 @@ def test_an_untrained_model_that_predicts_no_edge_still_connects_every_word():
 
 
 def test_fixture_twin_trains_and_predicts_valid_deps_scored_as_udeval_scores_them(tmp_path):
-    env_bin = Path(sys.executable).parent
-    serialization = tmp_path / "model"
-    subprocess.run(
-        [str(env_bin / "allennlp"), "train", str(CONFIGS / "graph_parser_enhanced.jsonnet"), "-s", str(serialization),
-         "--include-package", "seqgraph_allennlp", "-o", '{"trainer.num_epochs": 10, "trainer.optimizer.lr": 0.02}'],
-        check=True, capture_output=True, cwd=ROOT,
-    )
-    predicted = tmp_path / "predicted.conllu"
-    subprocess.run(
-        [str(env_bin / "allennlp"), "predict", str(serialization / "model.tar.gz"), str(DATA), "--use-dataset-reader",
-         "--predictor-args", '{"output_format": "conllu"}', "--include-package", "seqgraph_allennlp", "--silent",
-         "--output-file", str(predicted)],
-        check=True, capture_output=True, cwd=ROOT,
-    )
-    sentences = list(read_sentences(str(predicted)))
+    predicted, sentences, validation, metrics = fixture_twin_run("graph_parser_enhanced.jsonnet", tmp_path)
     assert len(sentences) == 6 and all(enhanced_graph(sentence) for sentence in sentences)
-    validation = subprocess.run(
-        [str(env_bin / "udvalidate"), "--lang", "en", "--level", "2", str(predicted)], capture_output=True, text=True
-    )
     assert validation.returncode == 0, validation.stdout + validation.stderr
-    metrics_path = tmp_path / "metrics.json"
-    subprocess.run(
-        [str(env_bin / "allennlp"), "evaluate", str(serialization / "model.tar.gz"), str(DATA), "--output-file",
-         str(metrics_path), "--include-package", "seqgraph_allennlp"],
-        check=True, capture_output=True, cwd=ROOT,
-    )
-    metrics = json.loads(metrics_path.read_text())
     official = enhanced_scores(str(DATA), str(predicted))
     for name in ("ELAS", "EULAS"):
         assert metrics[name] == pytest.approx(official[name], abs=1e-9), name

@@ -272,14 +272,24 @@ class TestEnhancedParser(ModelTestCase):
         assert sum(instance["metadata"]["enhanced_uncounted"] for instance in self.instances) == 1
 
 
-def test_fixture_twin_trains_and_predicts_valid_deps(tmp_path):
-    """`allennlp train` then `allennlp predict` on the fixture twin: DEPS written, UD level-2 valid."""
+def fixture_twin_run(config: str, tmp_path: Path):
+    """
+    `allennlp train` of a fixture twin (10 epochs), then `allennlp predict` of its file into CoNLL-U (checked by
+    `udvalidate --level 2`) beside `allennlp evaluate` on it (the two at once): the predicted sentences, the
+    validation's result and evaluate's metrics.
+    """
     env_bin = Path(sys.executable).parent
     serialization = tmp_path / "model"
     subprocess.run(
-        [str(env_bin / "allennlp"), "train", str(CONFIGS / "coach_valid_enhanced.jsonnet"), "-s", str(serialization),
+        [str(env_bin / "allennlp"), "train", str(CONFIGS / config), "-s", str(serialization),
          "--include-package", "seqgraph_allennlp", "-o", '{"trainer.num_epochs": 10, "trainer.optimizer.lr": 0.02}'],
         check=True, capture_output=True, cwd=ROOT,
+    )
+    metrics_path = tmp_path / "metrics.json"
+    evaluating = subprocess.Popen(
+        [str(env_bin / "allennlp"), "evaluate", str(serialization / "model.tar.gz"), str(DATA), "--output-file",
+         str(metrics_path), "--include-package", "seqgraph_allennlp"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
     )
     predicted = tmp_path / "predicted.conllu"
     subprocess.run(
@@ -288,7 +298,18 @@ def test_fixture_twin_trains_and_predicts_valid_deps(tmp_path):
          "--output-file", str(predicted)],
         check=True, capture_output=True, cwd=ROOT,
     )
-    sentences = list(read_sentences(str(predicted)))
+    validation = subprocess.run(
+        [str(env_bin / "udvalidate"), "--lang", "en", "--level", "2", str(predicted)],
+        capture_output=True, text=True,
+    )
+    _, evaluate_errors = evaluating.communicate(timeout=300)
+    assert evaluating.returncode == 0, evaluate_errors[-3000:]
+    return predicted, list(read_sentences(str(predicted))), validation, json.loads(metrics_path.read_text())
+
+
+def test_fixture_twin_trains_and_predicts_valid_deps(tmp_path):
+    """`allennlp train` then `allennlp predict` on the fixture twin: DEPS written, UD level-2 valid."""
+    predicted, sentences, validation, metrics = fixture_twin_run("coach_valid_enhanced.jsonnet", tmp_path)
     assert len(sentences) == 6
     for sentence in sentences:
         graph = enhanced_graph(sentence)
@@ -297,20 +318,9 @@ def test_fixture_twin_trains_and_predicts_valid_deps(tmp_path):
             assert (word.head, word.deprel) in [(head, label.split(">")[0]) for head, label in pairs] or any(
                 head == word.head for head, _ in pairs
             )
-    validation = subprocess.run(
-        [str(env_bin / "udvalidate"), "--lang", "en", "--level", "2", str(predicted)],
-        capture_output=True, text=True,
-    )
     assert validation.returncode == 0, validation.stdout + validation.stderr
     # `allennlp evaluate`'s ELAS and EULAS (the model's own count) equal the official scorer's on the written
     # file (every gold label is in the vocabulary: the model trained on this file)
-    metrics_path = tmp_path / "metrics.json"
-    subprocess.run(
-        [str(env_bin / "allennlp"), "evaluate", str(serialization / "model.tar.gz"), str(DATA), "--output-file",
-         str(metrics_path), "--include-package", "seqgraph_allennlp"],
-        check=True, capture_output=True, cwd=ROOT,
-    )
-    metrics = json.loads(metrics_path.read_text())
     official = enhanced_scores(str(DATA), str(predicted))
     for name in ("ELAS", "EULAS"):
         assert metrics[name] == pytest.approx(official[name], abs=1e-9), name
