@@ -16,6 +16,7 @@ TOOLS = [
     "seqgraph_experiments.plot_curves",
     "seqgraph_experiments.raw_text_eval",
     "seqgraph_experiments.run_experiments",
+    "seqgraph_experiments.stop_bias",
     "seqgraph_experiments.tau_sweep",
     "seqgraph_experiments.tokenisation_f1",
     "seqgraph_experiments.benchmarks.bf16_inference",
