@@ -17,12 +17,12 @@ together parsed in one batch.
   `{"status": "ok", ...}` with counters (`requests`, `sentences`, `batches`: the model's batched calls).
 
 Requests are batched: a worker takes the first request waiting, waits up to `max_wait_ms` after each for
-another (four times that at most in all, or until they hold `batch_size` records or sentences), prepares each (the predictor's `prepare_batch_json`,
-with a predictor of its own, so that its `text` sentences are numbered from 1) and runs the model once on
-all their sentences (`predict_prepared`), in one thread, one batch at a time. `from_archive` loads the model in
-that same thread: torch's OpenMP keeps a team of threads for each thread that runs parallel work, and with a
-second team (the loading thread's) on two cores its threads sleep between operations instead of spinning, which
-made every batch about twice as slow (`tests/test_serve.py` checks the thread).
+another (`BATCH_WAIT_LIMIT` times that at most in all, or until they hold `batch_size` records or
+sentences), prepares each (the predictor's `prepare_batch_json`, with a predictor of its own, so that its
+`text` sentences are numbered from 1) and runs the model once on all their sentences (`predict_prepared`),
+in one thread, one batch at a time. `from_archive` loads the model in that same thread: run in a thread
+other than the one that loaded it, the model parsed at about 0.6 of its speed on two cores
+(`benchmarks/model_thread.py`; likely torch's OpenMP, which keeps a team of threads per calling thread).
 
 Errors are JSON, `{"error": "..."}`: 400 for a body that is not JSON (or not UTF-8), 422 for input that is
 JSON but not records the predictor can read (a wrong type, no words, not an object; CoNLL-U that does not
@@ -684,8 +684,8 @@ def _parse_arguments(arguments: Optional[List[str]]) -> argparse.Namespace:
         "--max-wait-ms",
         type=_milliseconds,
         default=DEFAULT_MAX_WAIT_MS,
-        help="how long a batch waits for another request after each of its requests, four times that at most "
-        f"in all (default: {DEFAULT_MAX_WAIT_MS:g})",
+        help="how long a batch waits for another request after each of its requests, "
+        f"{BATCH_WAIT_LIMIT} times that at most in all (default: {DEFAULT_MAX_WAIT_MS:g})",
     )
     parser.add_argument("--cuda-device", type=int, default=-1, help="GPU to use, -1 for the CPU (default)")
     return parser.parse_args(arguments)

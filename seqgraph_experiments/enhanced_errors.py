@@ -92,14 +92,15 @@ def parse_arguments(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("predicted", help="a prediction of it (allennlp predict's CoNLL-U, with DEPS)")
     parser.add_argument("--out", required=True, help="the JSON to write")
     parser.add_argument("--model", default=None, help="what made the prediction, recorded as given")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    missing = [path for path in (args.gold, args.predicted) if not Path(path).is_file()]
+    if missing:
+        parser.error(f"no such file: {', '.join(missing)}")
+    return args
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parse_arguments(argv)
-    for path in (args.gold, args.predicted):
-        if not Path(path).is_file():
-            raise SystemExit(f"error: no such file: {path}")
     result = {
         "what": "the predicted enhanced graph against the gold one, edge by edge (empty nodes collapsed)",
         "gold": {"path": args.gold, "sha256": sha256(Path(args.gold))},

