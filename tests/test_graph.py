@@ -337,11 +337,13 @@ def test_a_gold_self_loop_is_never_free():
     assert free[0].tolist() == [False, True, False, False, False, False, True, False]
 
 
-def test_fused_roll_in_kl_equals_the_state_by_state_reference():
+@pytest.mark.parametrize("separate_graph_scores", [False, True])
+def test_fused_roll_in_kl_equals_the_state_by_state_reference(separate_graph_scores):
     """
     The model's one fused pass over the tree and graph states (`_graph_roll_in_kl`) against each state's KL
     computed on its own: tree states by `edge_log_probs` over the gold tree's free edges, graph states by
-    `graph_state_candidates` (the policy over valid edges and STOP).
+    `graph_state_candidates` (the policy over valid edges and STOP), on `S_t`, or with
+    `separate_graph_scores` on `S_t + G_0` in the graph states only.
     """
     from allennlp.common import Params
     from allennlp.data import Vocabulary
@@ -353,7 +355,9 @@ def test_fused_roll_in_kl_equals_the_state_by_state_reference():
     from seqgraph_allennlp.structs.tree import edge_log_probs
 
     torch.manual_seed(3)
-    params = Params.from_file(str(CONFIGS / "coach_valid_enhanced.jsonnet"))
+    params = Params.from_file(
+        str(CONFIGS / "coach_valid_enhanced.jsonnet"), params_overrides={"model.separate_graph_scores": separate_graph_scores}
+    )
     reader = DatasetReader.from_params(params.pop("dataset_reader"))
     instances = list(reader.read(str(DATA)))
     vocab = Vocabulary.from_instances(instances)
@@ -362,6 +366,7 @@ def test_fused_roll_in_kl_equals_the_state_by_state_reference():
         for parameter in model.parameters():
             parameter.add_(torch.randn_like(parameter) * 0.1)
     model.eval()
+    assert model.separate_graph_scores == separate_graph_scores
     batch = Batch(instances)
     batch.index_instances(vocab)
     tensors = batch.as_tensor_dict()
@@ -371,13 +376,16 @@ def test_fused_roll_in_kl_equals_the_state_by_state_reference():
         gold_heads = torch.cat([torch.zeros(batch_size, 1, dtype=torch.long), tensors["head_indices"]], dim=1)
         gold_graph = tensors["enhanced_tags"] >= 0
         gold_tree = heads_to_adjacency(gold_heads, node_mask)
-        roll_in = model._roll_in(initial_scores, encoded, final_state, node_mask, gold_tree, gold_graph)
+        graph_scores = model._graph_initial_scores(encoded)
+        roll_in = model._roll_in(initial_scores, encoded, final_state, node_mask, gold_tree, gold_graph, graph_scores)
         updates, hidden = model.recurrent_weight.unroll(
             final_state, model.recurrent_weight.project_nodes(encoded), roll_in.heads, roll_in.dependents,
             roll_in.added, return_hidden=True,
         )
         updates[:, 0] += initial_scores
-        total, count = model._graph_roll_in_kl(updates, hidden, node_mask, gold_heads, gold_graph, roll_in)
+        total, count = model._graph_roll_in_kl(
+            updates, hidden, node_mask, gold_heads, gold_graph, roll_in, graph_scores
+        )
         scores = updates.cumsum(dim=1)
         expected, expected_count, graph_states = 0.0, 0, 0
         for row in range(batch_size):
@@ -388,8 +396,9 @@ def test_fused_roll_in_kl_equals_the_state_by_state_reference():
                     log_probs = edge_log_probs(scores[row, state].unsqueeze(0), node_mask[row].unsqueeze(0), valid)
                 elif roll_in.graph_state[row, state]:
                     graph_states += 1
+                    state_scores = scores[row, state] + (0 if graph_scores is None else graph_scores[row])
                     free, log_probs = graph_state_candidates(
-                        scores[row, state].unsqueeze(0), model.stop_scorer(hidden[row, state]).view(1),
+                        state_scores.unsqueeze(0), model.stop_scorer(hidden[row, state]).view(1),
                         roll_in.adjacency[row, state].unsqueeze(0), node_mask[row].unsqueeze(0),
                         gold_graph[row].unsqueeze(0),
                     )
@@ -401,3 +410,40 @@ def test_fused_roll_in_kl_equals_the_state_by_state_reference():
     assert graph_states >= batch_size
     assert count == expected_count
     assert float(total) == pytest.approx(expected, rel=1e-4)
+
+
+def test_separate_graph_scores_steer_the_extra_edges_and_leave_the_tree_alone(monkeypatch):
+    """`G_0` enters the graph phase's policy only: the decoded trees are those without it."""
+    from allennlp.common import Params
+    from allennlp.data import DatasetReader, Vocabulary
+    from allennlp.models import Model
+
+    torch.manual_seed(5)
+    params = Params.from_file(
+        str(CONFIGS / "coach_valid_enhanced.jsonnet"), params_overrides={"model.separate_graph_scores": True}
+    )
+    reader = DatasetReader.from_params(params.pop("dataset_reader"))
+    instances = list(reader.read(str(DATA)))
+    vocab = Vocabulary.from_instances(instances)
+    model = Model.from_params(vocab=vocab, params=params.pop("model"))
+    model.eval()
+    with torch.no_grad():
+        model.stop_scorer.bias.fill_(5.0)
+    plain = model.forward_on_instances(instances)
+    assert all(len(output["extra_edges"]) == 0 for output in plain), "the test needs STOP to win without G_0"
+
+    def steering(encoded):
+        # every sentence's graph phase should add 1 -> 2 first (unless it is the tree's edge)
+        scores = torch.full(encoded.shape[:1] + (encoded.size(1),) * 2, -100.0)
+        scores[:, 1, 2] = 100.0
+        return scores
+
+    monkeypatch.setattr(model, "_graph_initial_scores", steering)
+    steered = model.forward_on_instances(instances)
+    checked = 0
+    for before, after in zip(plain, steered):
+        assert after["predicted_heads"] == before["predicted_heads"]
+        if after["predicted_heads"][1] != 1:
+            assert after["extra_edges"][0] == [1, 2]
+            checked += 1
+    assert checked > 0

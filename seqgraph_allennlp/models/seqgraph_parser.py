@@ -14,6 +14,7 @@ from allennlp.training.metrics import Average, CategoricalAccuracy
 
 from seqgraph_allennlp.common.errors import SentenceTooLongError
 from seqgraph_allennlp.modules.bilinear import MatmulBilinear, MatmulBilinearMatrixAttention
+from seqgraph_allennlp.modules.initialization import LoadedWithoutInit
 from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
 from seqgraph_allennlp.oracles import Oracle, free_edges, gold_edge_index
 from seqgraph_allennlp.oracles.uniform import UniformOracle
@@ -169,7 +170,7 @@ def length_chunks(lengths: List[int], step_cost: int = CHUNK_STEP_COST) -> List[
 
 
 @Model.register("seqgraph_parser")
-class SeqGraphParser(Model):
+class SeqGraphParser(LoadedWithoutInit, Model):
     """
     The Sequential Graph Dependency Parser (Welleck & Cho, 2019).
 
@@ -254,6 +255,11 @@ class SeqGraphParser(Model):
         `predicted_deps`.
     max_extra_edges : `int`, optional (default = `None`)
         The most extra edges a sentence gets in the graph phase; `None`: its number of words.
+    separate_graph_scores : `bool`, optional (default = `False`)
+        Score the graph phase's edges `S_t + G_0` instead of `S_t` (beyond the paper; with
+        `predict_enhanced`): `G_0` is a biaffine of its own head and dependent MLPs over the encoded nodes,
+        trained by the graph states alone. Without it the tree states' KL pushes down every edge that is
+        not in the gold tree, the gold extra edges too, in the scores that the graph phase then reads.
     initializer : `InitializerApplicator`, optional
     """
 
@@ -281,6 +287,7 @@ class SeqGraphParser(Model):
         input_dropout: float = 0.0,
         predict_enhanced: bool = False,
         max_extra_edges: Optional[int] = None,
+        separate_graph_scores: bool = False,
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs,
     ) -> None:
@@ -306,6 +313,8 @@ class SeqGraphParser(Model):
                 "seqgraph_parser: predict_enhanced needs recurrent: true (the stop score reads the recurrent "
                 "state) and predict_labels: true (the enhanced labels read the label MLPs)"
             )
+        if separate_graph_scores and not predict_enhanced:
+            raise ConfigurationError("seqgraph_parser: separate_graph_scores needs predict_enhanced: true")
         if max_extra_edges is not None and max_extra_edges < 0:
             raise ConfigurationError(f"seqgraph_parser: max_extra_edges must be >= 0, got {max_extra_edges}")
 
@@ -413,6 +422,19 @@ class SeqGraphParser(Model):
             self._enhanced_scores = EnhancedAttachmentScores(universal_enhanced_table(enhanced_labels))
             self._graph_kl = Average()
             self._enhanced_label_loss = Average()
+        self.separate_graph_scores = separate_graph_scores
+        if separate_graph_scores:
+            # built last, so that a seed initialises every other module alike with and without them; the
+            # bias stays trained: the graph policy's softmax includes STOP, which a constant does not cancel
+            self.graph_head_arc_feedforward = FeedForward(
+                encoder_dim, 1, arc_representation_dim, Activation.by_name("elu")()
+            )
+            self.graph_dependent_arc_feedforward = FeedForward(
+                encoder_dim, 1, arc_representation_dim, Activation.by_name("elu")()
+            )
+            self.graph_arc_attention = MatmulBilinearMatrixAttention(
+                arc_representation_dim, arc_representation_dim, use_input_biases=True
+            )
 
         self._attachment_scores = ShardSafeAttachmentScores()
         self._kl = Average()
@@ -797,6 +819,15 @@ class SeqGraphParser(Model):
 
         return initial_scores, encoded, final_state, node_mask
 
+    def _graph_initial_scores(self, encoded: torch.Tensor) -> Optional[torch.Tensor]:
+        """`G_0` `(batch_size, V, V)`, the graph phase's own edge scores (`separate_graph_scores`), else `None`."""
+        if not self.separate_graph_scores:
+            return None
+        return self.graph_arc_attention(
+            self._dropout(self.graph_head_arc_feedforward(encoded)),
+            self._dropout(self.graph_dependent_arc_feedforward(encoded)),
+        )
+
     def decode_steps(
         self,
         words: TextFieldTensors,
@@ -961,10 +992,11 @@ class SeqGraphParser(Model):
             valid = TreeState(node_mask, self.single_root).valid.unsqueeze(1)
             updates = initial_scores.unsqueeze(1)
         else:
+            graph_scores = self._graph_initial_scores(encoded) if gold_graph is not None else None
             with torch.no_grad():
                 roll_in = self._roll_in(
                     initial_scores, encoded, final_state, node_mask, heads_to_adjacency(gold_heads, node_mask),
-                    gold_graph,
+                    gold_graph, graph_scores,
                 )
             valid, heads, dependents, added = roll_in.valid, roll_in.heads, roll_in.dependents, roll_in.added
             projected = self.recurrent_weight.project_nodes(encoded)
@@ -974,7 +1006,9 @@ class SeqGraphParser(Model):
             )
             updates[:, 0] += initial_scores
             if gold_graph is not None:
-                return self._graph_roll_in_kl(updates, hidden, node_mask, gold_heads, gold_graph, roll_in)
+                return self._graph_roll_in_kl(
+                    updates, hidden, node_mask, gold_heads, gold_graph, roll_in, graph_scores
+                )
         num_states = valid.size(1)
         # A free edge is always gold, and the oracle puts mass on free edges only: the KL needs the
         # policy's log-probability of the gold edges alone, shape (batch_size, T, V) each
@@ -998,6 +1032,7 @@ class SeqGraphParser(Model):
         gold_heads: torch.LongTensor,
         gold_graph: torch.BoolTensor,
         roll_in: "RollInStates",
+        graph_scores: Optional[torch.Tensor] = None,
     ) -> Tuple[torch.Tensor, int]:
         """
         `_state_kl` of a roll-in that goes on into the graph phase: the sum of `KL(oracle || policy)` over
@@ -1013,14 +1048,20 @@ class SeqGraphParser(Model):
         # Parameters
 
         updates : `(batch_size, T, V, V)`, `S_0` in the first; hidden : `(batch_size, T, hidden_dim)`.
+        graph_scores : `(batch_size, V, V)`, `G_0` (`separate_graph_scores`), added to the running sum at each
+        sentence's first graph state, so that its graph states read `S_t + G_0` and its tree states `S_t`.
         """
         batch_size, num_states, num_nodes, _ = updates.shape
+        tree_state, graph_state = roll_in.tree_state, roll_in.graph_state
+        if graph_scores is not None:
+            # shape (batch_size, T): the state where each sentence's graph phase begins
+            first_graph = graph_state & ~torch.cat([torch.zeros_like(graph_state[:, :1]), graph_state[:, :-1]], dim=1)
+            updates = updates + first_graph[:, :, None, None] * graph_scores.unsqueeze(1)
         # shape (batch_size, T): the stop score of each state as a running sum, like the edges'
         stop_scores = self.stop_scorer(hidden).squeeze(-1)
         stop_updates = torch.cat([stop_scores[:, :1], stop_scores[:, 1:] - stop_scores[:, :-1]], dim=1)
         # shape (batch_size, T, V * V + 1)
         actions = torch.cat([updates.flatten(2), stop_updates.unsqueeze(-1)], dim=-1)
-        tree_state, graph_state = roll_in.tree_state, roll_in.graph_state
         flat_valid = roll_in.valid.flatten(2)
         tree_support = policy_mask(node_mask, roll_in.valid if self.policy_support == "valid" else None)
         if tree_support.dim() == 2:
@@ -1056,6 +1097,7 @@ class SeqGraphParser(Model):
         node_mask: torch.BoolTensor,
         gold_adjacency: torch.BoolTensor,
         gold_graph: Optional[torch.BoolTensor] = None,
+        graph_scores: Optional[torch.Tensor] = None,
     ) -> "RollInStates":
         """
         The recurrent model's roll-in states, without gradients (`RollInStates`). Without `gold_graph` it
@@ -1126,6 +1168,8 @@ class SeqGraphParser(Model):
             dependent = choice % num_nodes
             state.add_edges(head, dependent, active & (in_tree if graph else True))
             if graph and any_graph:
+                if policy_scores is not None and graph_scores is not None:
+                    policy_scores = policy_scores + graph_scores
                 graph_choice = self._graph_roll_in_choice(
                     policy_scores, hidden, adjacency, gold_graph, node_mask, num_extra < limit, generator
                 )
@@ -1245,6 +1289,14 @@ class SeqGraphParser(Model):
         the valid decoder's output and the graph phase's.
         """
         score_function = self._graph_score_function(initial_scores, encoded, final_state)
+        graph_score_function = score_function
+        graph_scores = self._graph_initial_scores(encoded)
+        if graph_scores is not None:
+
+            def graph_score_function(last_edges: Optional[torch.BoolTensor]) -> Tuple[torch.Tensor, torch.Tensor]:
+                scores, stop_scores = score_function(last_edges)
+                return scores + graph_scores, stop_scores
+
         valid_decoding = greedy_valid_decode(
             lambda last_edges: score_function(last_edges)[0],
             node_mask,
@@ -1260,7 +1312,7 @@ class SeqGraphParser(Model):
         unread = (last_step == last_step.max()) & (edge_steps == last_step)
         last_edges = edges_to_adjacency(valid_decoding.edges.masked_fill(~unread.unsqueeze(-1), -1), num_nodes)
         graph_decoding = greedy_graph_decode(
-            score_function,
+            graph_score_function,
             heads_to_adjacency(valid_decoding.heads, node_mask),
             last_edges,
             node_mask,
