@@ -269,3 +269,22 @@ def test_a_state_without_weights_refuses_other_weights(tiny_bert, which):
         parameter.view(-1)[0] += 0.5
     with pytest.raises(ConfigurationError, match="not the one this model was trained with"):
         other.load_state_dict(state)
+
+
+def test_a_transformer_loaded_for_the_embedder_is_its_own_and_not_kept_in_allennlps_cache(tiny_bert):
+    from allennlp.common import cached_transformers
+
+    cached_transformers._model_cache.clear()
+    first = cached_embedder(tiny_bert)
+    second = cached_embedder(tiny_bert)
+    assert cached_transformers._model_cache == {}
+    one, other = first._matched_embedder.transformer_model, second._matched_embedder.transformer_model
+    assert one is not other
+    for (name, parameter), (_, again) in zip(one.named_parameters(), other.named_parameters()):
+        assert torch.equal(parameter, again), name
+    # one that AllenNLP's cache already holds is copied, as AllenNLP does, and stays there
+    held = cached_transformers.get(tiny_bert, False)
+    third = cached_embedder(tiny_bert)
+    assert third._matched_embedder.transformer_model is not held
+    assert list(cached_transformers._model_cache.values()) == [held]
+    cached_transformers._model_cache.clear()

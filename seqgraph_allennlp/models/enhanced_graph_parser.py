@@ -7,6 +7,7 @@ from allennlp.modules.matrix_attention.bilinear_matrix_attention import Bilinear
 from allennlp.nn.util import get_text_field_mask, min_value_of_dtype
 from allennlp_models.structured_prediction.models.graph_parser import GraphParser
 
+from seqgraph_allennlp.modules.initialization import LoadedWithoutInit
 from seqgraph_allennlp.structs.tree import is_root_relation, mst_decode, pair_mask, root_label_support
 from seqgraph_allennlp.training.attachment_scores import (
     UniversalRelationAttachmentScores,
@@ -20,7 +21,7 @@ BASIC_NAMESPACE = "head_tags"
 
 
 @Model.register("enhanced_graph_parser")
-class EnhancedGraphParser(GraphParser):
+class EnhancedGraphParser(LoadedWithoutInit, GraphParser):
     """
     allennlp-models' `graph_parser` (Dozat & Manning, 2018: every edge a sigmoid, its label a softmax, all in
     one step) on UD's enhanced graph: the one-step baseline of the sequential graph parser

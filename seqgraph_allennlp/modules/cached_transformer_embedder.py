@@ -79,6 +79,34 @@ TRANSFORMER_KEYS = "_matched_embedder.transformer_model."
 DIGEST_KEY = "transformer_digest"
 
 
+@contextlib.contextmanager
+def _transformer_not_kept_in_allennlps_cache() -> Iterator[None]:
+    """
+    While AllenNLP's transformer embedder is built: a transformer that AllenNLP's process-wide cache
+    (`allennlp.common.cached_transformers`) did not hold yet is handed to the embedder itself and left out
+    of the cache, instead of kept there and deep-copied. The copy is of no use to a frozen transformer built
+    once per process (a cold `allennlp predict`), and costs as much as reading the weights (about 1.4 s and
+    a second 438 MB for all-mpnet-base-v2). A transformer already in the cache is copied as before.
+    """
+    from allennlp.common import cached_transformers
+
+    original = cached_transformers.get
+
+    def get(model_name: str, make_copy: bool, *args, **kwargs):
+        before = set(cached_transformers._model_cache)
+        transformer = original(model_name, False, *args, **kwargs)
+        loaded_now = [spec for spec in cached_transformers._model_cache if spec not in before]
+        for spec in loaded_now:
+            del cached_transformers._model_cache[spec]
+        return copy.deepcopy(transformer) if make_copy and not loaded_now else transformer
+
+    cached_transformers.get = get
+    try:
+        yield
+    finally:
+        cached_transformers.get = original
+
+
 def weights_digest(transformer: torch.nn.Module) -> torch.Tensor:
     """
     A sha256 `(32,)` uint8 tensor of the transformer's weights: every name, shape and type, and every 997th
@@ -249,20 +277,21 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
             raise ConfigurationError(
                 "cached_pretrained_transformer_mismatched: mixed_layers needs last_layer_only: false"
             )
-        super().__init__(
-            model_name,
-            max_length=max_length,
-            sub_module=sub_module,
-            train_parameters=False,
-            last_layer_only=last_layer_only,
-            override_weights_file=override_weights_file,
-            override_weights_strip_prefix=override_weights_strip_prefix,
-            load_weights=load_weights,
-            gradient_checkpointing=gradient_checkpointing,
-            tokenizer_kwargs=tokenizer_kwargs,
-            transformer_kwargs=transformer_kwargs,
-            sub_token_mode=sub_token_mode,
-        )
+        with _transformer_not_kept_in_allennlps_cache():
+            super().__init__(
+                model_name,
+                max_length=max_length,
+                sub_module=sub_module,
+                train_parameters=False,
+                last_layer_only=last_layer_only,
+                override_weights_file=override_weights_file,
+                override_weights_strip_prefix=override_weights_strip_prefix,
+                load_weights=load_weights,
+                gradient_checkpointing=gradient_checkpointing,
+                tokenizer_kwargs=tokenizer_kwargs,
+                transformer_kwargs=transformer_kwargs,
+                sub_token_mode=sub_token_mode,
+            )
         # AllenNLP leaves a frozen transformer's dropout on in training (`eval_mode` is false and the
         # mismatched embedder cannot set it): vectors that change at every step cannot be cached
         self._matched_embedder.eval_mode = True

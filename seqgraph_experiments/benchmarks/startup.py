@@ -15,10 +15,16 @@ cumulative times give each phase's share:
 - `parsing`: `Predictor.predict_batch_instance` of the one sentence.
 
 cProfile slows Python-heavy work (imports most) more than tensor work: the phases are shares of the profiled
-run, scaled to the unprofiled median. Writes results/benchmarks/startup.json. Run it on a quiet machine.
+run, scaled to the unprofiled median. With `--code-ref REF` each model is also timed with this package as it was
+at git commit REF (a temporary worktree first on PYTHONPATH), the runs of the two code versions alternating, so
+that a change's effect on start-up is a ratio measured in one run. Writes results/benchmarks/startup.json. Run
+it on a quiet machine.
 
-    .venv/bin/python benchmarks/startup.py --model MODEL.tar.gz [--model OTHER.tar.gz ...] [--repeats 3]
+    .venv/bin/python benchmarks/startup.py --model MODEL.tar.gz [--model OTHER.tar.gz ...] [--repeats 3] \
+        [--code-ref COMMIT]
 """
+import contextlib
+import os
 import argparse
 import cProfile
 import pstats
@@ -28,7 +34,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, Iterator, List, Optional
 
 from seqgraph_experiments import ROOT, commands
 from seqgraph_experiments.bench_speed import one_sentence_file
@@ -51,9 +57,40 @@ PHASES = {
 }
 
 
-def timed_command(command: List[str]) -> float:
+WORKING_TREE = "working tree"
+
+
+def code_environment(package_root: Optional[Path]) -> Optional[Dict[str, str]]:
+    """The environment that makes `import seqgraph_allennlp` find the package under `package_root` (None: as installed)."""
+    if package_root is None:
+        return None
+    return {**os.environ, "PYTHONPATH": str(package_root)}
+
+
+@contextlib.contextmanager
+def code_at(ref: str, work: Path) -> Iterator[Path]:
+    """
+    A detached git worktree of `ref`, removed afterwards, checked to be what a command imports: the console
+    script's first path entry is its own folder, then PYTHONPATH, before the editable install's finder (run
+    from `work`, where no package folder would come first as the current directory does for `python -c`).
+    """
+    path = work / "code_ref"
+    subprocess.run(["git", "worktree", "add", "--detach", str(path), ref], cwd=ROOT, check=True, capture_output=True)
+    try:
+        imported = subprocess.run(
+            [sys.executable, "-c", "import seqgraph_allennlp; print(seqgraph_allennlp.__file__)"],
+            env=code_environment(path), cwd=work, check=True, capture_output=True, text=True,
+        ).stdout.strip()
+        if not Path(imported).resolve().is_relative_to(path.resolve()):
+            raise RuntimeError(f"with PYTHONPATH={path} seqgraph_allennlp came from {imported}")
+        yield path
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(path)], cwd=ROOT, check=False, capture_output=True)
+
+
+def timed_command(command: List[str], env: Optional[Dict[str, str]] = None) -> float:
     start = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(command, cwd=ROOT, check=True, capture_output=True, env=env)
     return time.perf_counter() - start
 
 
@@ -81,29 +118,39 @@ def phases(stats_file: str) -> Dict[str, float]:
     return found
 
 
-def measure(model: str, conllu: str, repeats: int, work: Path) -> Dict:
+def measure(model: str, conllu: str, repeats: int, work: Path, codes: Dict[str, Optional[Path]]) -> List[Dict]:
+    """One row per code version (`codes`: name -> package root, None as installed), their runs alternating."""
     one_sentence = one_sentence_file(conllu)
     command = commands.predict_conllu(model, one_sentence, work / "startup.conllu", batch_size=64)
-    timed_command(command)  # fills the file cache, not kept
-    seconds = [timed_command(command) for _ in range(repeats)]
-    stats_file = str(work / "startup.prof")
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "seqgraph_experiments.benchmarks.startup", "--profile-worker", stats_file,
-                    "--", *command], cwd=ROOT, check=True, capture_output=True)
-    profiled_seconds = time.perf_counter() - start
-    profiled = phases(stats_file)
-    median = statistics.median(seconds)
-    whole = profiled["whole command"] or profiled_seconds
-    return {
-        "model": {"path": model, "sha256": sha256(Path(model)), "bytes": Path(model).stat().st_size},
-        "command": commands.predict_conllu(model, "ONE_SENTENCE.conllu", "OUT.conllu", batch_size=64)[1:],
-        "startup_seconds": median, "all_startup_seconds": seconds,
-        "profiled_seconds": profiled_seconds,
-        "profiled_phase_seconds": profiled,
-        # each phase's share of the profiled command, times the unprofiled median
-        "phase_seconds_estimated": {phase: median * value / whole for phase, value in profiled.items()
-                                    if phase != "whole command"},
-    }
+    seconds: Dict[str, List[float]] = {name: [] for name in codes}
+    for name, root in codes.items():
+        timed_command(command, code_environment(root))  # fills the file cache, not kept
+    for _ in range(repeats):
+        for name, root in codes.items():
+            seconds[name].append(timed_command(command, code_environment(root)))
+    rows = []
+    for name, root in codes.items():
+        stats_file = str(work / "startup.prof")
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "seqgraph_experiments.benchmarks.startup", "--profile-worker",
+                        stats_file, "--", *command], cwd=ROOT, check=True, capture_output=True,
+                       env=code_environment(root))
+        profiled_seconds = time.perf_counter() - start
+        profiled = phases(stats_file)
+        median = statistics.median(seconds[name])
+        whole = profiled["whole command"] or profiled_seconds
+        rows.append({
+            "model": {"path": model, "sha256": sha256(Path(model)), "bytes": Path(model).stat().st_size},
+            "code": name,
+            "command": commands.predict_conllu(model, "ONE_SENTENCE.conllu", "OUT.conllu", batch_size=64)[1:],
+            "startup_seconds": median, "all_startup_seconds": seconds[name],
+            "profiled_seconds": profiled_seconds,
+            "profiled_phase_seconds": profiled,
+            # each phase's share of the profiled command, times the unprofiled median
+            "phase_seconds_estimated": {phase: median * value / whole for phase, value in profiled.items()
+                                        if phase != "whole command"},
+        })
+    return rows
 
 
 def main() -> None:
@@ -112,6 +159,7 @@ def main() -> None:
     parser.add_argument("--conllu", default=str(CONLLU), help="its first sentence is parsed")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--output", default=str(OUT))
+    parser.add_argument("--code-ref", help="also time each model with this package as of this git commit")
     parser.add_argument("--profile-worker", help=argparse.SUPPRESS)
     parser.add_argument("command", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -123,16 +171,19 @@ def main() -> None:
     missing = [path for path in args.model if not Path(path).is_file()]
     if missing:
         parser.error(f"no such file: {', '.join(missing)}")
-    with tempfile.TemporaryDirectory() as work:
-        rows = [measure(model, args.conllu, args.repeats, Path(work)) for model in args.model]
+    with tempfile.TemporaryDirectory() as work, contextlib.ExitStack() as stack:
+        codes: Dict[str, Optional[Path]] = {WORKING_TREE: None}
+        if args.code_ref:
+            codes = {args.code_ref: stack.enter_context(code_at(args.code_ref, Path(work))), **codes}
+        rows = [row for model in args.model for row in measure(model, args.conllu, args.repeats, Path(work), codes)]
     for row in rows:
-        print(f"{row['model']['path']}: start-up {row['startup_seconds']:.2f} s")
+        print(f"{row['model']['path']} ({row['code']}): start-up {row['startup_seconds']:.2f} s")
         for phase, value in row["phase_seconds_estimated"].items():
             print(f"  {phase}: {value:.2f} s")
     write_json(Path(args.output), {
         "what": "start-up of a cold allennlp predict (one sentence): median of fresh processes, and the share of "
                 "each phase in one run under cProfile",
-        "rows": rows, "repeats": args.repeats, **stamp("benchmarks/startup.py"),
+        "rows": rows, "repeats": args.repeats, "code_ref": args.code_ref, **stamp("benchmarks/startup.py"),
     })
 
 
