@@ -14,6 +14,10 @@ cumulative times give each phase's share:
 - `reader and predictor`: the dataset reader and the predictor built from the archive's config;
 - `parsing`: `Predictor.predict_batch_instance` of the one sentence.
 
+What happens before AllenNLP's `main` (the console script's own imports) is outside the profile: it is timed
+apart, by `python -X importtime -c "from allennlp.commands import main"` (after one run that fills the file
+cache), whose cumulative times of `IMPORTS_REPORTED` are recorded.
+
 cProfile slows Python-heavy work (imports most) more than tensor work: the phases are shares of the profiled
 run, scaled to the unprofiled median. With `--code-ref REF` each model is also timed with this package as it was
 at git commit REF (a temporary worktree first on PYTHONPATH), the runs of the two code versions alternating, so
@@ -86,6 +90,26 @@ def code_at(ref: str, work: Path) -> Iterator[Path]:
         yield path
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(path)], cwd=ROOT, check=False, capture_output=True)
+
+
+# the modules whose cumulative import time is recorded (a module is imported once: one line each)
+IMPORTS_REPORTED = ("allennlp.commands", "spacy", "torchvision", "torch._dynamo", "sklearn", "torch", "transformers")
+
+
+def import_seconds(work: Path) -> Dict[str, float]:
+    """Cumulative seconds of `IMPORTS_REPORTED` while `from allennlp.commands import main` runs (-X importtime)."""
+    command = [sys.executable, "-X", "importtime", "-c", "from allennlp.commands import main"]
+    subprocess.run(command, cwd=work, check=True, capture_output=True)  # fills the file cache
+    lines = subprocess.run(command, cwd=work, check=True, capture_output=True, text=True).stderr.splitlines()
+    found: Dict[str, float] = {}
+    for line in lines:
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        _, cumulative, name = line.split("|")
+        name = name.strip()
+        if name in IMPORTS_REPORTED and name not in found and cumulative.strip().isdigit():
+            found[name] = int(cumulative) / 1e6
+    return found
 
 
 def timed_command(command: List[str], env: Optional[Dict[str, str]] = None) -> float:
@@ -176,14 +200,18 @@ def main() -> None:
         if args.code_ref:
             codes = {args.code_ref: stack.enter_context(code_at(args.code_ref, Path(work))), **codes}
         rows = [row for model in args.model for row in measure(model, args.conllu, args.repeats, Path(work), codes)]
+        imports = import_seconds(Path(work))
     for row in rows:
         print(f"{row['model']['path']} ({row['code']}): start-up {row['startup_seconds']:.2f} s")
         for phase, value in row["phase_seconds_estimated"].items():
             print(f"  {phase}: {value:.2f} s")
+    print("imports of `from allennlp.commands import main`: "
+          + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in imports.items()))
     write_json(Path(args.output), {
         "what": "start-up of a cold allennlp predict (one sentence): median of fresh processes, and the share of "
                 "each phase in one run under cProfile",
-        "rows": rows, "repeats": args.repeats, "code_ref": args.code_ref, **stamp("benchmarks/startup.py"),
+        "rows": rows, "repeats": args.repeats, "code_ref": args.code_ref,
+        "import_seconds_before_main": imports, **stamp("benchmarks/startup.py"),
     })
 
 
