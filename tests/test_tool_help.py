@@ -11,6 +11,7 @@ TOOLS = [
     "seqgraph_experiments.bench_speed",
     "seqgraph_experiments.easy_first",
     "seqgraph_experiments.enhanced_errors",
+    "seqgraph_experiments.epoch_screen",
     "seqgraph_experiments.english_parse_speed",
     "seqgraph_experiments.feature_speed",
     "seqgraph_experiments.plot_curves",
