@@ -337,6 +337,22 @@ def test_a_gold_self_loop_is_never_free():
     assert free[0].tolist() == [False, True, False, False, False, False, True, False]
 
 
+def enhanced_twin(seed: int, separate_graph_scores: bool):
+    """The fixture twin of coach_valid_enhanced, freshly initialised under `seed`, its instances and vocabulary."""
+    from allennlp.common import Params
+    from allennlp.data import DatasetReader, Vocabulary
+    from allennlp.models import Model
+
+    torch.manual_seed(seed)
+    params = Params.from_file(
+        str(CONFIGS / "coach_valid_enhanced.jsonnet"), params_overrides={"model.separate_graph_scores": separate_graph_scores}
+    )
+    reader = DatasetReader.from_params(params.pop("dataset_reader"))
+    instances = list(reader.read(str(DATA)))
+    vocab = Vocabulary.from_instances(instances)
+    return Model.from_params(vocab=vocab, params=params.pop("model")), instances, vocab
+
+
 @pytest.mark.parametrize("separate_graph_scores", [False, True])
 def test_fused_roll_in_kl_equals_the_state_by_state_reference(separate_graph_scores):
     """
@@ -345,23 +361,11 @@ def test_fused_roll_in_kl_equals_the_state_by_state_reference(separate_graph_sco
     `graph_state_candidates` (the policy over valid edges and STOP), on `S_t`, or with
     `separate_graph_scores` on `S_t + G_0` in the graph states only.
     """
-    from allennlp.common import Params
-    from allennlp.data import Vocabulary
-    from allennlp.models import Model
-
-    from allennlp.data import DatasetReader
     from seqgraph_allennlp.models.seqgraph_parser import kl_divergence
     from seqgraph_allennlp.oracles import free_edges
     from seqgraph_allennlp.structs.tree import edge_log_probs
 
-    torch.manual_seed(3)
-    params = Params.from_file(
-        str(CONFIGS / "coach_valid_enhanced.jsonnet"), params_overrides={"model.separate_graph_scores": separate_graph_scores}
-    )
-    reader = DatasetReader.from_params(params.pop("dataset_reader"))
-    instances = list(reader.read(str(DATA)))
-    vocab = Vocabulary.from_instances(instances)
-    model = Model.from_params(vocab=vocab, params=params.pop("model"))
+    model, instances, vocab = enhanced_twin(3, separate_graph_scores)
     with torch.no_grad():
         for parameter in model.parameters():
             parameter.add_(torch.randn_like(parameter) * 0.1)
@@ -415,17 +419,7 @@ def test_fused_roll_in_kl_equals_the_state_by_state_reference(separate_graph_sco
 def test_separate_graph_scores_steer_the_extra_edges_and_leave_the_tree_alone(monkeypatch):
     """`G_0` enters the graph phase's policy only: the decoded trees are those without it."""
     from allennlp.common import Params
-    from allennlp.data import DatasetReader, Vocabulary
-    from allennlp.models import Model
-
-    torch.manual_seed(5)
-    params = Params.from_file(
-        str(CONFIGS / "coach_valid_enhanced.jsonnet"), params_overrides={"model.separate_graph_scores": True}
-    )
-    reader = DatasetReader.from_params(params.pop("dataset_reader"))
-    instances = list(reader.read(str(DATA)))
-    vocab = Vocabulary.from_instances(instances)
-    model = Model.from_params(vocab=vocab, params=params.pop("model"))
+    model, instances, _ = enhanced_twin(5, separate_graph_scores=True)
     model.eval()
     with torch.no_grad():
         model.stop_scorer.bias.fill_(5.0)
