@@ -307,6 +307,14 @@ def fixture_twin_run(config: str, tmp_path: Path):
     return predicted, list(read_sentences(str(predicted))), validation, json.loads(metrics_path.read_text())
 
 
+class TestEnhancedParserWithSeparateGraphScores(ModelTestCase):
+    def test_trains_saves_and_loads(self, single_thread):
+        self.set_up_model(CONFIGS / "coach_valid_enhanced_separate.jsonnet", DATA, seed=13)
+        assert self.model.separate_graph_scores
+        # tolerance: as TestEnhancedParser's
+        self.ensure_model_can_train_save_and_load(self.param_file, tolerance=1e-4)
+
+
 def test_fixture_twin_trains_and_predicts_valid_deps(tmp_path):
     """`allennlp train` then `allennlp predict` on the fixture twin: DEPS written, UD level-2 valid."""
     predicted, sentences, validation, metrics = fixture_twin_run("coach_valid_enhanced.jsonnet", tmp_path)
