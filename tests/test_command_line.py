@@ -16,14 +16,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # run in a fresh interpreter: the tests' own process has imported the package and has conftest's defaults
 PROGRAM = """
-import os, sys
+import atexit, gc, os, sys
+# registered first, so run last: after the package's own exit handler
+atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count() > 0))
 from allennlp.commands import evaluate
 from allennlp.common import logging as common_logging
 
 hook, prepare, load_archive = sys.excepthook, common_logging.prepare_global_logging, evaluate.load_archive
 os.environ["ENCODER"] = "stacked"  # the user's own setting
 before = dict(os.environ)
+handlers = atexit._ncallbacks()
 import seqgraph_allennlp
+assert atexit._ncallbacks() == handlers
 changed = sorted(set(os.environ.items()) ^ set(before.items()))
 assert not changed, changed
 assert sys.excepthook is hook and common_logging.prepare_global_logging is prepare
@@ -38,9 +42,9 @@ assert "HF_HUB_OFFLINE" not in os.environ and "TRANSFORMERS_OFFLINE" not in os.e
 assert sys.excepthook is not hook
 # allennlp evaluate reads with the reader's require_gold; configuring again wraps nothing twice
 assert evaluate.load_archive is not load_archive
-wrapped = evaluate.load_archive
+wrapped, handlers = evaluate.load_archive, atexit._ncallbacks()
 seqgraph_allennlp.configure_command_line()
-assert evaluate.load_archive is wrapped
+assert evaluate.load_archive is wrapped and atexit._ncallbacks() == handlers
 print("configured")
 from seqgraph_allennlp.common.conllu import ConlluError
 raise ConlluError("in.conllu", 3, "a user error")
@@ -52,7 +56,8 @@ def test_importing_leaves_the_process_as_it_was_and_configure_command_line_sets_
         [sys.executable, "-c", PROGRAM], cwd=ROOT, capture_output=True, text=True, timeout=300,
         env=user_environment(),
     )
-    assert result.stdout.splitlines() == ["import: unchanged", "configured"], result.stderr[-3000:]
+    # the objects alive at exit are frozen (exit_without_final_collections), and the exit status is kept
+    assert result.stdout.splitlines() == ["import: unchanged", "configured", "frozen at exit: True"], result.stderr[-3000:]
     # the hook that configure_command_line installed: one line, status 1
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
