@@ -20,8 +20,10 @@ cache), whose cumulative times of `IMPORTS_REPORTED` are recorded.
 
 cProfile slows Python-heavy work (imports most) more than tensor work: the phases are shares of the profiled
 run, scaled to the unprofiled median. With `--code-ref REF` each model is also timed with this package as it was
-at git commit REF (a temporary worktree first on PYTHONPATH), the runs of the two code versions alternating, so
-that a change's effect on start-up is a ratio measured in one run. Writes results/benchmarks/startup.json. Run
+at git commit REF (a temporary worktree, the commands' working directory and first on PYTHONPATH: AllenNLP's
+`--include-package` imports from the working directory first), the runs of the two code versions alternating, so
+that a change's effect on start-up is a ratio measured in one run; each version's profile is checked to have run
+its own package's code. Writes results/benchmarks/startup.json. Run
 it on a quiet machine.
 
     .venv/bin/python benchmarks/startup.py --model MODEL.tar.gz [--model OTHER.tar.gz ...] [--repeats 3] \
@@ -38,7 +40,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List
 
 from seqgraph_experiments import ROOT, commands
 from seqgraph_experiments.bench_speed import one_sentence_file
@@ -64,29 +66,17 @@ PHASES = {
 WORKING_TREE = "working tree"
 
 
-def code_environment(package_root: Optional[Path]) -> Optional[Dict[str, str]]:
-    """The environment that makes `import seqgraph_allennlp` find the package under `package_root` (None: as installed)."""
-    if package_root is None:
-        return None
+def code_environment(package_root: Path) -> Dict[str, str]:
+    """The environment that makes `import seqgraph_allennlp` find the package under `package_root` first."""
     return {**os.environ, "PYTHONPATH": str(package_root)}
 
 
 @contextlib.contextmanager
 def code_at(ref: str, work: Path) -> Iterator[Path]:
-    """
-    A detached git worktree of `ref`, removed afterwards, checked to be what a command imports: the console
-    script's first path entry is its own folder, then PYTHONPATH, before the editable install's finder (run
-    from `work`, where no package folder would come first as the current directory does for `python -c`).
-    """
+    """A detached git worktree of `ref`, removed afterwards."""
     path = work / "code_ref"
     subprocess.run(["git", "worktree", "add", "--detach", str(path), ref], cwd=ROOT, check=True, capture_output=True)
     try:
-        imported = subprocess.run(
-            [sys.executable, "-c", "import seqgraph_allennlp; print(seqgraph_allennlp.__file__)"],
-            env=code_environment(path), cwd=work, check=True, capture_output=True, text=True,
-        ).stdout.strip()
-        if not Path(imported).resolve().is_relative_to(path.resolve()):
-            raise RuntimeError(f"with PYTHONPATH={path} seqgraph_allennlp came from {imported}")
         yield path
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(path)], cwd=ROOT, check=False, capture_output=True)
@@ -112,10 +102,16 @@ def import_seconds(work: Path) -> Dict[str, float]:
     return found
 
 
-def timed_command(command: List[str], env: Optional[Dict[str, str]] = None) -> float:
+def timed_command(command: List[str], root: Path = ROOT) -> float:
+    """Seconds of `command` run from `root` with `root`'s package first."""
     start = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, check=True, capture_output=True, env=env)
+    subprocess.run(command, cwd=root, check=True, capture_output=True, env=code_environment(root))
     return time.perf_counter() - start
+
+
+def package_files(stats_file: str) -> List[str]:
+    """The files of `seqgraph_allennlp` whose code ran in a cProfile dump."""
+    return sorted({key[0] for key in pstats.Stats(stats_file).stats if "/seqgraph_allennlp/" in key[0]})
 
 
 def profile_worker(command: List[str], output: str) -> None:
@@ -142,24 +138,26 @@ def phases(stats_file: str) -> Dict[str, float]:
     return found
 
 
-def measure(model: str, conllu: str, repeats: int, work: Path, codes: Dict[str, Optional[Path]]) -> List[Dict]:
-    """One row per code version (`codes`: name -> package root, None as installed), their runs alternating."""
-    one_sentence = one_sentence_file(conllu)
-    command = commands.predict_conllu(model, one_sentence, work / "startup.conllu", batch_size=64)
+def measure(model: str, conllu: str, repeats: int, work: Path, codes: Dict[str, Path]) -> List[Dict]:
+    """One row per code version (`codes`: name -> its repository root), their runs alternating."""
+    one_sentence = one_sentence_file(conllu).resolve()
+    command = commands.predict_conllu(str(Path(model).resolve()), one_sentence, work / "startup.conllu", batch_size=64)
     seconds: Dict[str, List[float]] = {name: [] for name in codes}
     for name, root in codes.items():
-        timed_command(command, code_environment(root))  # fills the file cache, not kept
+        timed_command(command, root)  # fills the file cache, not kept
     for _ in range(repeats):
         for name, root in codes.items():
-            seconds[name].append(timed_command(command, code_environment(root)))
+            seconds[name].append(timed_command(command, root))
     rows = []
     for name, root in codes.items():
         stats_file = str(work / "startup.prof")
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "seqgraph_experiments.benchmarks.startup", "--profile-worker",
-                        stats_file, "--", *command], cwd=ROOT, check=True, capture_output=True,
-                       env=code_environment(root))
+        subprocess.run([sys.executable, str(Path(__file__).resolve()), "--profile-worker", stats_file, "--", *command],
+                       cwd=root, check=True, capture_output=True, env=code_environment(root))
         profiled_seconds = time.perf_counter() - start
+        ran = package_files(stats_file)
+        if not ran or any(not Path(file).resolve().is_relative_to(root.resolve()) for file in ran):
+            raise RuntimeError(f"the {name} run did not run only the package under {root}: {ran[:3]}")
         profiled = phases(stats_file)
         median = statistics.median(seconds[name])
         whole = profiled["whole command"] or profiled_seconds
@@ -196,7 +194,7 @@ def main() -> None:
     if missing:
         parser.error(f"no such file: {', '.join(missing)}")
     with tempfile.TemporaryDirectory() as work, contextlib.ExitStack() as stack:
-        codes: Dict[str, Optional[Path]] = {WORKING_TREE: None}
+        codes: Dict[str, Path] = {WORKING_TREE: ROOT}
         if args.code_ref:
             codes = {args.code_ref: stack.enter_context(code_at(args.code_ref, Path(work))), **codes}
         rows = [row for model in args.model for row in measure(model, args.conllu, args.repeats, Path(work), codes)]
