@@ -19,15 +19,15 @@ apart, by `python -X importtime -c "from allennlp.commands import main"` (after 
 cache), whose cumulative times of `IMPORTS_REPORTED` are recorded.
 
 cProfile slows Python-heavy work (imports most) more than tensor work: the phases are shares of the profiled
-run, scaled to the unprofiled median. With `--code-ref REF` each model is also timed with this package as it was
-at git commit REF (a temporary worktree, the commands' working directory and first on PYTHONPATH: AllenNLP's
+run, scaled to the unprofiled median. With `--code-ref REF` (one or more) each model is also timed with this
+package as it was at git commit REF (a temporary worktree, the commands' working directory and first on PYTHONPATH: AllenNLP's
 `--include-package` imports from the working directory first), the runs of the two code versions alternating, so
 that a change's effect on start-up is a ratio measured in one run; each version's profile is checked to have run
 its own package's code. Writes results/benchmarks/startup.json. Run
 it on a quiet machine.
 
     .venv/bin/python benchmarks/startup.py --model MODEL.tar.gz [--model OTHER.tar.gz ...] [--repeats 3] \
-        [--code-ref COMMIT]
+        [--code-ref COMMIT ...]
 """
 import contextlib
 import os
@@ -74,7 +74,7 @@ def code_environment(package_root: Path) -> Dict[str, str]:
 @contextlib.contextmanager
 def code_at(ref: str, work: Path) -> Iterator[Path]:
     """A detached git worktree of `ref`, removed afterwards."""
-    path = work / "code_ref"
+    path = work / f"code_{ref}"
     subprocess.run(["git", "worktree", "add", "--detach", str(path), ref], cwd=ROOT, check=True, capture_output=True)
     try:
         yield path
@@ -181,7 +181,8 @@ def main() -> None:
     parser.add_argument("--conllu", default=str(CONLLU), help="its first sentence is parsed")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--output", default=str(OUT))
-    parser.add_argument("--code-ref", help="also time each model with this package as of this git commit")
+    parser.add_argument("--code-ref", action="append", default=[],
+                        help="also time each model with this package as of this git commit (repeatable)")
     parser.add_argument("--profile-worker", help=argparse.SUPPRESS)
     parser.add_argument("command", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -195,8 +196,7 @@ def main() -> None:
         parser.error(f"no such file: {', '.join(missing)}")
     with tempfile.TemporaryDirectory() as work, contextlib.ExitStack() as stack:
         codes: Dict[str, Path] = {WORKING_TREE: ROOT}
-        if args.code_ref:
-            codes = {args.code_ref: stack.enter_context(code_at(args.code_ref, Path(work))), **codes}
+        codes = {**{ref: stack.enter_context(code_at(ref, Path(work))) for ref in args.code_ref}, **codes}
         rows = [row for model in args.model for row in measure(model, args.conllu, args.repeats, Path(work), codes)]
         imports = import_seconds(Path(work))
     for row in rows:
@@ -208,7 +208,7 @@ def main() -> None:
     write_json(Path(args.output), {
         "what": "start-up of a cold allennlp predict (one sentence): median of fresh processes, and the share of "
                 "each phase in one run under cProfile",
-        "rows": rows, "repeats": args.repeats, "code_ref": args.code_ref,
+        "rows": rows, "repeats": args.repeats, "code_refs": args.code_ref,
         "import_seconds_before_main": imports, **stamp("benchmarks/startup.py"),
     })
 
