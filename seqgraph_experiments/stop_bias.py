@@ -8,8 +8,9 @@ prediction's DEPS with udeval (empty nodes collapsed), as `python -m seqgraph_al
         [--biases -2 -1 0 1 2] [--overrides '{"model.text_field_embedder.token_embedders.mpnet.cache_directory": "experiments/features"}'] \\
         --out results/enhanced/stop_bias/NAME.json
 
-The `seqgraph_parser` predictor with its default rules, batches of 64. An analysis on dev, for deciding what to
-work on: a bias is not a setting of the shipped models.
+The `seqgraph_parser` predictor with its default rules and its `stop_bias` (`DecodingOptions.stop_bias`),
+batches of 64: a bias chosen here on dev can be given to `allennlp predict` with `--predictor-args
+'{"stop_bias": B}'` or to a config's model as `stop_bias`; the shipped configs decode with 0.
 """
 import argparse
 import tempfile
@@ -50,25 +51,21 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     model = archive.model
     if not getattr(model, "predict_enhanced", False):
         raise SystemExit(f"error: {args.model} does not predict the enhanced graph (predict_enhanced)")
-    predictor = SeqGraphParserPredictor(model, archive.validation_dataset_reader, output_format="conllu")
     instances = list(archive.validation_dataset_reader.read(args.dev))
-    stop_score = model.stop_scorer.forward
     rows = []
-    try:
-        for bias in args.biases:
-            model.stop_scorer.forward = lambda hidden, bias=bias: stop_score(hidden) + bias
-            lines = []
-            for start in range(0, len(instances), 64):
-                lines.extend(predictor.dump_line(output)
-                             for output in predictor.predict_batch_instance(instances[start:start + 64]))
-            with tempfile.NamedTemporaryFile("w", suffix=".conllu", encoding="utf-8") as predicted:
-                predicted.write("".join(lines))
-                predicted.flush()
-                scores = enhanced_scores(args.dev, predicted.name)
-            rows.append({"stop_bias": bias, "ELAS": scores["ELAS"], "EULAS": scores["EULAS"]})
-            print(f"stop bias {bias:+g}: ELAS {100 * scores['ELAS']:.2f}, EULAS {100 * scores['EULAS']:.2f}", flush=True)
-    finally:
-        model.stop_scorer.forward = stop_score
+    for bias in args.biases:
+        predictor = SeqGraphParserPredictor(model, archive.validation_dataset_reader, output_format="conllu",
+                                            stop_bias=bias)
+        lines = []
+        for start in range(0, len(instances), 64):
+            lines.extend(predictor.dump_line(output)
+                         for output in predictor.predict_batch_instance(instances[start:start + 64]))
+        with tempfile.NamedTemporaryFile("w", suffix=".conllu", encoding="utf-8") as predicted:
+            predicted.write("".join(lines))
+            predicted.flush()
+            scores = enhanced_scores(args.dev, predicted.name)
+        rows.append({"stop_bias": bias, "ELAS": scores["ELAS"], "EULAS": scores["EULAS"]})
+        print(f"stop bias {bias:+g}: ELAS {100 * scores['ELAS']:.2f}, EULAS {100 * scores['EULAS']:.2f}", flush=True)
     write_json(Path(args.out), {
         "what": "dev ELAS and EULAS (udeval, empty nodes collapsed) of the enhanced graph with the graph phase's "
                 "stop score shifted by each bias (positive: fewer extra edges)",

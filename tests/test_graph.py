@@ -3,6 +3,7 @@ The graph phase of the sequential graph parser (`structs.graph`, the model's `pr
 properties by brute force on random scores, the graph oracle's KL against a hand computation, batch
 independence of a model's graphs, and a fixture twin that trains and writes DEPS.
 """
+import copy
 import json
 import math
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from allennlp.common import Params
 from allennlp.common.testing import ModelTestCase
 from allennlp.data import Batch
 
@@ -347,7 +349,6 @@ def test_a_gold_self_loop_is_never_free():
 
 def enhanced_twin(seed: int, separate_graph_scores: bool):
     """The fixture twin of coach_valid_enhanced, freshly initialised under `seed`, its instances and vocabulary."""
-    from allennlp.common import Params
     from allennlp.data import DatasetReader, Vocabulary
     from allennlp.models import Model
 
@@ -426,7 +427,6 @@ def test_fused_roll_in_kl_equals_the_state_by_state_reference(separate_graph_sco
 
 def test_separate_graph_scores_steer_the_extra_edges_and_leave_the_tree_alone(monkeypatch):
     """`G_0` enters the graph phase's policy only: the decoded trees are those without it."""
-    from allennlp.common import Params
     model, instances, _ = enhanced_twin(5, separate_graph_scores=True)
     model.eval()
     with torch.no_grad():
@@ -449,3 +449,65 @@ def test_separate_graph_scores_steer_the_extra_edges_and_leave_the_tree_alone(mo
             assert after["extra_edges"][0] == [1, 2]
             checked += 1
     assert checked > 0
+
+
+def test_stop_bias_moves_the_number_of_extra_edges_and_leaves_the_tree_alone():
+    from allennlp.common.checks import ConfigurationError
+    from allennlp.data import DatasetReader
+
+    from seqgraph_allennlp.models.seqgraph_parser import DecodingOptions
+    from seqgraph_allennlp.predictors.seqgraph_parser import SeqGraphParserPredictor
+
+    model, instances, vocab = enhanced_twin(7, separate_graph_scores=False)
+    model.eval()
+    # off its start, so that some sentences stop before their limit
+    with torch.no_grad():
+        for parameter in model.recurrent_weight.parameters():
+            parameter.add_(torch.randn_like(parameter) * 0.3)
+        model.stop_scorer.bias.fill_(3.0)
+    batch = Batch(instances)
+    batch.index_instances(vocab)
+    tensors = batch.as_tensor_dict()
+
+    def decoded(stop_bias):
+        with torch.no_grad():
+            output = model(**tensors, decoding=model.decoding._replace(stop_bias=stop_bias))
+        return output["heads"], int((output["extra_edges"][..., 0] >= 0).sum())
+
+    heads, extra = decoded(0.0)
+    with torch.no_grad():
+        default = model(**tensors)
+    assert torch.equal(default["heads"], heads) and int((default["extra_edges"][..., 0] >= 0).sum()) == extra
+    stopped_heads, none = decoded(100.0)
+    more_heads, most = decoded(-100.0)
+    assert none == 0 < extra < most
+    assert torch.equal(stopped_heads, heads) and torch.equal(more_heads, heads)
+    # each sentence then adds as many extra edges as it may: its number of words
+    assert most == sum(len(instance["words"]) for instance in instances)
+    with pytest.raises(ConfigurationError, match="stop_bias must be a finite number"):
+        model(**tensors, decoding=DecodingOptions("valid", None, float("nan")))
+
+    # the predictor passes it to every call: a large bias leaves each word its tree head alone
+    reader = DatasetReader.from_params(Params.from_file(str(CONFIGS / "coach_valid_enhanced.jsonnet"))["dataset_reader"])
+    predictor = SeqGraphParserPredictor(model, reader, output_format="json", stop_bias=100.0)
+    for output in predictor.predict_batch_instance(instances):
+        assert output["extra_edges"] == []
+        assert all(len(word) == 1 for word in output["predicted_deps"])
+
+
+def test_stop_bias_needs_a_graph_phase():
+    from allennlp.common.checks import ConfigurationError
+    from allennlp.data import DatasetReader, Vocabulary
+    from allennlp.models import Model
+
+    from seqgraph_allennlp.predictors.seqgraph_parser import SeqGraphParserPredictor
+
+    params = Params.from_file(str(CONFIGS / "coach_valid.jsonnet"))
+    reader = DatasetReader.from_params(params.pop("dataset_reader"))
+    vocab = Vocabulary.from_instances(reader.read(str(DATA)))
+    model_params = params.pop("model").as_dict()
+    with pytest.raises(ConfigurationError, match="stop_bias needs predict_enhanced"):
+        Model.from_params(vocab=vocab, params=Params({**copy.deepcopy(model_params), "stop_bias": 1.0}))
+    model = Model.from_params(vocab=vocab, params=Params(model_params))
+    with pytest.raises(ConfigurationError, match="stop_bias needs a seqgraph_parser model of the enhanced graph"):
+        SeqGraphParserPredictor(model, reader, stop_bias=1.0)

@@ -1,5 +1,6 @@
 import copy
 import logging
+import math
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import torch
@@ -91,10 +92,15 @@ class DecodingOptions(NamedTuple):
         `"valid"`, the greedy valid decoder (Appendix A), or `"mst"`, Chu-Liu-Edmonds (one-step model only).
     tau : `float`, optional (default = `None`)
         The valid decoder's multi-edge threshold (Appendix A), in `(0, 1]`; `None` adds one edge per step.
+    stop_bias : `float`, optional (default = `0.0`)
+        Added to the graph phase's `STOP` score when decoding (`predict_enhanced`): positive stops sooner,
+        so fewer extra edges, negative later; 0 decodes as the model was trained. Training never sees it:
+        a setting to choose on dev (`scripts/stop_bias.py`), as `tau` is.
     """
 
     decoder: str = "valid"
     tau: Optional[float] = None
+    stop_bias: float = 0.0
 
 
 class RollInStates(NamedTuple):
@@ -133,6 +139,8 @@ def check_decoding_options(options: DecodingOptions, recurrent: bool) -> Decodin
         )
     if options.tau is not None and not 0.0 < options.tau <= 1.0:
         raise ConfigurationError(f"seqgraph_parser: tau must be in (0, 1], got {options.tau}")
+    if not math.isfinite(options.stop_bias):
+        raise ConfigurationError(f"seqgraph_parser: stop_bias must be a finite number, got {options.stop_bias}")
     return options
 
 
@@ -255,6 +263,9 @@ class SeqGraphParser(LoadedWithoutInit, Model):
         `predicted_deps`.
     max_extra_edges : `int`, optional (default = `None`)
         The most extra edges a sentence gets in the graph phase; `None`: its number of words.
+    stop_bias : `float`, optional (default = `0.0`)
+        With `predict_enhanced`: added to the `STOP` score when decoding (`DecodingOptions.stop_bias`);
+        with `decoder` and `tau`, the options a call decodes with unless it passes others.
     separate_graph_scores : `bool`, optional (default = `False`)
         Score the graph phase's edges `S_t + G_0` instead of `S_t` (beyond the paper; with
         `predict_enhanced`): `G_0` is a biaffine of its own head and dependent MLPs over the encoded nodes,
@@ -287,12 +298,15 @@ class SeqGraphParser(LoadedWithoutInit, Model):
         input_dropout: float = 0.0,
         predict_enhanced: bool = False,
         max_extra_edges: Optional[int] = None,
+        stop_bias: float = 0.0,
         separate_graph_scores: bool = False,
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        self._decoding = check_decoding_options(DecodingOptions(decoder, tau), recurrent)
+        self._decoding = check_decoding_options(DecodingOptions(decoder, tau, stop_bias), recurrent)
+        if stop_bias != 0.0 and not predict_enhanced:
+            raise ConfigurationError("seqgraph_parser: stop_bias needs predict_enhanced: true (a graph phase)")
         if not recurrent and (oracle is not None or roll_in is not None):
             raise ConfigurationError(
                 "seqgraph_parser: the one-step model (recurrent: false) trains with one uniform-oracle "
@@ -506,7 +520,11 @@ class SeqGraphParser(LoadedWithoutInit, Model):
         return self._pos_tag_embedding is not None
 
     def _decoding_options(self, decoding: Optional[DecodingOptions]) -> DecodingOptions:
-        return self._decoding if decoding is None else check_decoding_options(decoding, self.recurrent)
+        if decoding is None:
+            return self._decoding
+        if decoding.stop_bias != 0.0 and not self.predict_enhanced:
+            raise ConfigurationError("seqgraph_parser: stop_bias needs a model with predict_enhanced: true")
+        return check_decoding_options(decoding, self.recurrent)
 
     def forward(
         self,  # type: ignore
@@ -1289,13 +1307,13 @@ class SeqGraphParser(LoadedWithoutInit, Model):
         the valid decoder's output and the graph phase's.
         """
         score_function = self._graph_score_function(initial_scores, encoded, final_state)
-        graph_score_function = score_function
         graph_scores = self._graph_initial_scores(encoded)
-        if graph_scores is not None:
 
-            def graph_score_function(last_edges: Optional[torch.BoolTensor]) -> Tuple[torch.Tensor, torch.Tensor]:
-                scores, stop_scores = score_function(last_edges)
-                return scores + graph_scores, stop_scores
+        def graph_score_function(last_edges: Optional[torch.BoolTensor]) -> Tuple[torch.Tensor, torch.Tensor]:
+            scores, stop_scores = score_function(last_edges)
+            if graph_scores is not None:
+                scores = scores + graph_scores
+            return scores, stop_scores + decoding.stop_bias
 
         valid_decoding = greedy_valid_decode(
             lambda last_edges: score_function(last_edges)[0],

@@ -241,6 +241,10 @@ class SeqGraphParserPredictor(Predictor):
         valid edge while its probability is at least `tau`. `None` keeps the model's own setting (its
         config's `tau`). `--predictor-args '{"tau": 0.05}'`. The model is left as it is: the threshold is
         passed to each call (`DecodingOptions`).
+    stop_bias : `float`, optional (default = `None`)
+        For a model of the enhanced graph: added to the graph phase's `STOP` score (positive: fewer extra
+        edges). `None` keeps the model's own setting. `--predictor-args '{"stop_bias": 1.0}'`; passed to each
+        call, as `tau` is.
     language : `str`, optional (default = `None`)
         The language of `text` records, an ISO 639 code such as `"en"` or `"de"` (spaCy's
         language-neutral tokeniser where spaCy has no rules for it, e.g. Welsh). `None` takes the language
@@ -270,6 +274,7 @@ class SeqGraphParserPredictor(Predictor):
         frozen: bool = True,
         output_format: str = "json",
         tau: Optional[float] = None,
+        stop_bias: Optional[float] = None,
         language: Optional[str] = None,
         overwrite_upos: bool = False,
         lexical_labels: str = "filled",
@@ -289,13 +294,22 @@ class SeqGraphParserPredictor(Predictor):
         self._basic_relations = set(model.vocab.get_token_to_index_vocabulary("head_tags"))
         # None: the model decodes as its config says
         self._decoding: Optional[DecodingOptions] = None
+        decoding = getattr(model, "decoding", None)
         if tau is not None:
-            decoding = getattr(model, "decoding", None)
             if not isinstance(decoding, DecodingOptions) or decoding.decoder != "valid":
                 raise ConfigurationError(
                     "seqgraph_parser predictor: tau needs a seqgraph_parser model with the valid decoder"
                 )
-            self._decoding = check_decoding_options(decoding._replace(tau=tau), model.recurrent)  # type: ignore
+            decoding = decoding._replace(tau=tau)
+        if stop_bias is not None:
+            if not isinstance(decoding, DecodingOptions) or not getattr(model, "predict_enhanced", False):
+                raise ConfigurationError(
+                    "seqgraph_parser predictor: stop_bias needs a seqgraph_parser model of the enhanced graph "
+                    "(predict_enhanced)"
+                )
+            decoding = decoding._replace(stop_bias=float(stop_bias))
+        if tau is not None or stop_bias is not None:
+            self._decoding = check_decoding_options(decoding, model.recurrent)  # type: ignore
         if output_format not in OUTPUT_FORMATS:
             raise PredictorArgumentError(
                 f'seqgraph_parser predictor: output_format must be "json" or "conllu", got {output_format!r}'
@@ -620,7 +634,7 @@ class SeqGraphParserPredictor(Predictor):
 
     def _forward_on_instances(self, instances: List[Instance]) -> List[Dict[str, Any]]:
         """
-        `Model.forward_on_instances`, but with the predictor's decoding options (its `tau`) passed to the
+        `Model.forward_on_instances`, but with the predictor's decoding options (its `tau`, `stop_bias`) passed to the
         model's `forward` when there are any.
         """
         if self._decoding is None:
