@@ -8,8 +8,8 @@ Each tool is a module with a `main()`: `python -m seqgraph_experiments.<tool>` (
 modules are their shared helpers: `rows` (the row syntax), `treebanks`, `runner` (training and scoring a
 row), `report` (docs/RESULTS.md), `results` (where results live, how they are written), `provenance`
 (commit, machine, date, command line), `commands` (the allennlp command lines), `trainer_log`,
-`instances` (a file read by a model's reader), `raw_text` (raw text rebuilt from a treebank, udeval) and
-`markdown`.
+`instances` (a file read by a model's reader), `raw_text` (raw text rebuilt from a treebank, udeval),
+`arguments` (checks of the tools' arguments) and `markdown`.
 
 The tools work inside the repository (an editable install): they read training_config/ and data/ and
 write results/, docs/ and experiments/ there.

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from seqgraph_experiments import ROOT
+from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.bench_speed import cli_parse_speed
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
@@ -34,8 +35,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--output", default=str(BENCHMARKS / "english_parse_speed.json"))
     args = parser.parse_args()
-    if not Path(args.model).is_file():
-        parser.error(f"no such file: {args.model}")
+    refuse_missing_files(parser, [args.model])
     sentences = sum(1 for line in Path(args.parse).read_text(encoding="utf-8").splitlines() if line.startswith("1\t"))
     rows = {}
     for name, overrides in SETTINGS.items():

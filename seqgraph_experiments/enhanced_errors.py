@@ -21,6 +21,7 @@ from typing import Dict, Optional, Sequence
 
 from seqgraph_allennlp.common.conllu import read_sentences
 from seqgraph_allennlp.common.enhanced import enhanced_graph
+from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import write_json
 
@@ -93,9 +94,7 @@ def parse_arguments(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--out", required=True, help="the JSON to write")
     parser.add_argument("--model", default=None, help="what made the prediction, recorded as given")
     args = parser.parse_args(argv)
-    missing = [path for path in (args.gold, args.predicted) if not Path(path).is_file()]
-    if missing:
-        parser.error(f"no such file: {', '.join(missing)}")
+    refuse_missing_files(parser, [args.gold, args.predicted])
     return args
 
 

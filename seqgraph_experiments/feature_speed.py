@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 from seqgraph_experiments import ROOT
+from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
@@ -238,8 +239,7 @@ def main() -> None:
     if args.worker:
         worker(args)
         return
-    if not Path(args.conllu).is_file():
-        parser.error(f"no such file: {args.conllu}")
+    refuse_missing_files(parser, [args.conllu])
     settings = ["float32"] + [name for name in args.settings if name != "float32"]
     rows: Dict[str, Dict] = {}
     with tempfile.TemporaryDirectory() as directory:

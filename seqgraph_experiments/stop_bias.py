@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Optional, Sequence
 
+from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import write_json
 
@@ -33,9 +34,7 @@ def parse_arguments(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--label", default=None, help="what the model is, recorded as given")
     parser.add_argument("--out", required=True, help="the JSON to write")
     args = parser.parse_args(argv)
-    missing = [path for path in (args.model, args.dev) if not Path(path).is_file()]
-    if missing:
-        parser.error(f"no such file: {', '.join(missing)}")
+    refuse_missing_files(parser, [args.model, args.dev])
     return args
 
 

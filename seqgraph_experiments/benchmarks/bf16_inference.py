@@ -17,13 +17,13 @@ import argparse
 import json
 import statistics
 import time
-from pathlib import Path
 from typing import Dict, List
 
 import torch
 from allennlp.models.archival import load_archive
 
 import seqgraph_allennlp  # noqa: F401  (registers the components)
+from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.instances import forward_in_buckets, parse_instances
 from seqgraph_experiments.provenance import stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
@@ -48,9 +48,7 @@ def main() -> None:
     parser.add_argument("conllu", help="a CoNLL-U file with gold heads (a dev file)")
     parser.add_argument("--repeats", type=int, default=3, help="timed parses of the file per setting, interleaved")
     args = parser.parse_args()
-    missing = [path for path in (args.model, args.conllu) if not Path(path).is_file()]
-    if missing:
-        parser.error(f"no such file: {', '.join(missing)}")
+    refuse_missing_files(parser, [args.model, args.conllu])
     models = {}
     for name, overrides in SETTINGS.items():
         archive = load_archive(args.model, overrides=json.dumps(overrides))

@@ -18,6 +18,7 @@ from typing import Dict, List
 from seqgraph_allennlp.common.conllu import find_tree_problem, read_sentences
 from seqgraph_allennlp.common.scoring import score_files
 from seqgraph_experiments import ROOT, commands, markdown
+from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.benchmarks import RUNS
 from seqgraph_experiments.provenance import stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
@@ -113,9 +114,7 @@ def main() -> None:
     parser.add_argument("model", help="a trained model archive (model.tar.gz)")
     parser.add_argument("inputs", nargs="+", metavar="FILE", help="CoNLL-U files with gold annotation")
     args = parser.parse_args()
-    missing = [path for path in [args.model, *args.inputs] if not Path(path).is_file()]
-    if missing:
-        parser.error(f"no such file: {', '.join(missing)}")
+    refuse_missing_files(parser, [args.model, *args.inputs])
     model, inputs = args.model, args.inputs
     OUT.mkdir(parents=True, exist_ok=True)
     rows = [check(model, input_path) for input_path in inputs]

@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.provenance import stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
@@ -84,9 +85,7 @@ def parse_arguments(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--arrangement", choices=ARRANGEMENTS, help=argparse.SUPPRESS)
     parser.add_argument("--out", default=str(RESULT), help="default: %(default)s")
     args = parser.parse_args(argv)
-    missing = [path for path in (args.model, args.conllu) if not Path(path).is_file()]
-    if missing:
-        parser.error(f"no such file: {', '.join(missing)}")
+    refuse_missing_files(parser, [args.model, args.conllu])
     return args
 
 

@@ -9,11 +9,11 @@ batches of 64 in file order, as `scripts/bench_speed.py` times it; run it under 
 docs/BENCHMARKS.md.
 """
 import argparse
-from pathlib import Path
 
 from allennlp.models.archival import load_archive
 
 import seqgraph_allennlp  # noqa: F401  (registers the components)
+from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.bench_speed import parse_speed
 from seqgraph_experiments.instances import read_instances
 
@@ -23,9 +23,7 @@ def main() -> None:
     parser.add_argument("model", help="a trained model archive (model.tar.gz)")
     parser.add_argument("conllu", help="the CoNLL-U file to parse")
     args = parser.parse_args()
-    missing = [path for path in (args.model, args.conllu) if not Path(path).is_file()]
-    if missing:
-        parser.error(f"no such file: {', '.join(missing)}")
+    refuse_missing_files(parser, [args.model, args.conllu])
     model_path, conllu = args.model, args.conllu
     archive = load_archive(model_path)
     archive.model.eval()

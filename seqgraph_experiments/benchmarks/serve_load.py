@@ -64,6 +64,7 @@ import h11
 from seqgraph_allennlp.common.conllu import ConlluSentence, parse_string, read_sentences
 from seqgraph_allennlp.serve import DEFAULT_BATCH_SIZE, DEFAULT_MAX_WAIT_MS
 from seqgraph_experiments import ROOT, commands, markdown
+from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.benchmarks import RUNS
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
@@ -502,9 +503,7 @@ def parse_arguments(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     # the command line recorded in the JSON (`stamp` reads sys.argv, which a caller of main(argv) does not set)
     args.argv = list(sys.argv[1:] if argv is None else argv)
-    missing = [path for path in (args.model, args.conllu) if not Path(path).is_file()]
-    if missing:
-        parser.error(f"no such file: {', '.join(missing)}")
+    refuse_missing_files(parser, [args.model, args.conllu])
     for name in ("requests", "threads", "batch_size", "service_batch_size", "predict_repeats"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List
 
 from seqgraph_experiments import ROOT, commands
+from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.bench_speed import one_sentence_file
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
@@ -191,9 +192,7 @@ def main() -> None:
         return
     if not args.model:
         parser.error("--model is required")
-    missing = [path for path in args.model if not Path(path).is_file()]
-    if missing:
-        parser.error(f"no such file: {', '.join(missing)}")
+    refuse_missing_files(parser, args.model)
     with tempfile.TemporaryDirectory() as work, contextlib.ExitStack() as stack:
         codes: Dict[str, Path] = {WORKING_TREE: ROOT}
         codes = {**{ref: stack.enter_context(code_at(ref, Path(work))) for ref in args.code_ref}, **codes}
