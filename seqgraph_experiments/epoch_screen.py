@@ -13,28 +13,17 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from seqgraph_experiments.enhanced_eval import flatten
 from seqgraph_experiments.provenance import stamp
 from seqgraph_experiments.results import read_json, write_json
 
-# the seconds of an epoch depend on what else ran, not on the change
+# the epochs compared come before either run's last one: the budget does not change them (no schedule reads it)
 IGNORED_SETTINGS = ("trainer.num_epochs",)
-
-
-def flattened(config: Dict[str, Any], prefix: str = "") -> Dict[str, Any]:
-    """A config as dotted keys (`model.encoder.hidden_size`), lists kept whole."""
-    flat: Dict[str, Any] = {}
-    for key, value in config.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            flat.update(flattened(value, name + "."))
-        else:
-            flat[name] = value
-    return flat
 
 
 def config_differences(baseline: Dict[str, Any], change: Dict[str, Any]) -> Dict[str, List[Any]]:
     """The settings whose values differ, `[baseline's, change's]` (`None` where a config lacks the setting)."""
-    one, other = flattened(baseline), flattened(change)
+    one, other = flatten(baseline), flatten(change)
     return {key: [one.get(key), other.get(key)] for key in sorted(set(one) | set(other))
             if one.get(key) != other.get(key) and key not in IGNORED_SETTINGS}
 

@@ -194,8 +194,7 @@ def main() -> None:
         parser.error("--model is required")
     refuse_missing_files(parser, args.model)
     with tempfile.TemporaryDirectory() as work, contextlib.ExitStack() as stack:
-        codes: Dict[str, Path] = {WORKING_TREE: ROOT}
-        codes = {**{ref: stack.enter_context(code_at(ref, Path(work))) for ref in args.code_ref}, **codes}
+        codes = {**{ref: stack.enter_context(code_at(ref, Path(work))) for ref in args.code_ref}, WORKING_TREE: ROOT}
         rows = [row for model in args.model for row in measure(model, args.conllu, args.repeats, Path(work), codes)]
         imports = import_seconds(Path(work))
     for row in rows:
