@@ -125,11 +125,11 @@ class RollInStates(NamedTuple):
     graph_state: Optional[torch.BoolTensor] = None
 
 
-def check_decoding_options(options: DecodingOptions, recurrent: bool) -> DecodingOptions:
+def check_decoding_options(options: DecodingOptions, recurrent: bool, graph: bool = False) -> DecodingOptions:
     """
-    Returns `options` when a model (recurrent or one-step) can decode with them; raises
-    `ConfigurationError` saying why not otherwise. The one check of decoding options, whether they come
-    from a config or from a call.
+    Returns `options` when a model (recurrent or one-step, with a graph phase or not: `predict_enhanced`)
+    can decode with them; raises `ConfigurationError` saying why not otherwise. The one check of decoding
+    options, whether they come from a config or from a call.
     """
     if options.decoder not in DECODERS:
         raise ConfigurationError(f'seqgraph_parser: decoder must be "valid" or "mst", got "{options.decoder}"')
@@ -141,6 +141,8 @@ def check_decoding_options(options: DecodingOptions, recurrent: bool) -> Decodin
         raise ConfigurationError(f"seqgraph_parser: tau must be in (0, 1], got {options.tau}")
     if not math.isfinite(options.stop_bias):
         raise ConfigurationError(f"seqgraph_parser: stop_bias must be a finite number, got {options.stop_bias}")
+    if options.stop_bias != 0.0 and not graph:
+        raise ConfigurationError("seqgraph_parser: stop_bias needs predict_enhanced: true (a graph phase)")
     return options
 
 
@@ -304,9 +306,9 @@ class SeqGraphParser(LoadedWithoutInit, Model):
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        self._decoding = check_decoding_options(DecodingOptions(decoder, tau, stop_bias), recurrent)
-        if stop_bias != 0.0 and not predict_enhanced:
-            raise ConfigurationError("seqgraph_parser: stop_bias needs predict_enhanced: true (a graph phase)")
+        self._decoding = check_decoding_options(
+            DecodingOptions(decoder, tau, stop_bias), recurrent, predict_enhanced
+        )
         if not recurrent and (oracle is not None or roll_in is not None):
             raise ConfigurationError(
                 "seqgraph_parser: the one-step model (recurrent: false) trains with one uniform-oracle "
@@ -522,9 +524,7 @@ class SeqGraphParser(LoadedWithoutInit, Model):
     def _decoding_options(self, decoding: Optional[DecodingOptions]) -> DecodingOptions:
         if decoding is None:
             return self._decoding
-        if decoding.stop_bias != 0.0 and not self.predict_enhanced:
-            raise ConfigurationError("seqgraph_parser: stop_bias needs a model with predict_enhanced: true")
-        return check_decoding_options(decoding, self.recurrent)
+        return check_decoding_options(decoding, self.recurrent, self.predict_enhanced)
 
     def forward(
         self,  # type: ignore

@@ -309,7 +309,7 @@ class SeqGraphParserPredictor(Predictor):
                 )
             decoding = decoding._replace(stop_bias=float(stop_bias))
         if tau is not None or stop_bias is not None:
-            self._decoding = check_decoding_options(decoding, model.recurrent)  # type: ignore
+            self._decoding = check_decoding_options(decoding, model.recurrent, model.predict_enhanced)  # type: ignore
         if output_format not in OUTPUT_FORMATS:
             raise PredictorArgumentError(
                 f'seqgraph_parser predictor: output_format must be "json" or "conllu", got {output_format!r}'
