@@ -45,15 +45,16 @@ def test_loading_an_archive_draws_no_initialisation_and_gives_the_saved_weights(
         return original(tensor, *args, **kwargs)
 
     monkeypatch.setattr(torch.nn.init, "kaiming_uniform_", counting)
-    # building the same model for training draws its linear layers' weights...
+    # loading draws no linear layer's weights...
     archive = load_archive(archive_path)
     assert calls == []
-    # ...and the loaded weights are the saved ones, the same at every load
+    # ...the loaded weights are the saved ones, the same at every load...
     again = load_archive(archive_path)
     for (name, parameter), (_, other) in zip(archive.model.named_parameters(), again.model.named_parameters()):
         assert torch.equal(parameter, other), name
     assert all(torch.isfinite(parameter).all() for parameter in archive.model.parameters())
     from allennlp.models import Model
 
+    # ...while building the same model for training draws them
     Model.from_params(vocab=archive.model.vocab, params=archive.config.duplicate()["model"])
     assert len(calls) > 0
