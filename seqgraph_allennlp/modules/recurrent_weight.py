@@ -130,10 +130,10 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         num_edges = head_counts.sum(dim=-1, keepdim=True)
         if projected is None:
             projected = self.project_nodes(encoded)
-        positions = torch.arange(num_nodes, device=encoded.device)
         edge_part = torch.bmm((head_counts - dependent_counts).unsqueeze(1), projected).squeeze(1)
-        head_part = head_counts @ self.head_positions(positions)
-        dependent_part = dependent_counts @ self.dependent_positions(positions)
+        # the embeddings of positions 0..N are the first rows of the tables (no lookup at every step)
+        head_part = head_counts @ self.head_positions.weight[:num_nodes]
+        dependent_part = dependent_counts @ self.dependent_positions.weight[:num_nodes]
         embedding = torch.cat([edge_part, head_part, dependent_part], dim=-1) / num_edges.clamp(min=1.0)
         return torch.where(num_edges > 0, embedding, start)
 

@@ -318,9 +318,11 @@ def new_paths(
     """
     batch_size, num_nodes, _ = reachability.shape
     batch_index = torch.arange(batch_size, device=reachability.device)
+    nodes = torch.arange(num_nodes, device=reachability.device)
     active = active.unsqueeze(-1)
-    head_one_hot = torch.nn.functional.one_hot(head, num_nodes).bool() & active
-    dependent_one_hot = torch.nn.functional.one_hot(dependent, num_nodes).bool() & active
+    # comparisons rather than `one_hot`, which checks its indices' range (a min and a max) at every call
+    head_one_hot = (nodes == head.unsqueeze(-1)) & active
+    dependent_one_hot = (nodes == dependent.unsqueeze(-1)) & active
     reaches_head = (reachability[batch_index, :, head] & active) | head_one_hot
     reached_from_dependent = (reachability[batch_index, dependent, :] & active) | dependent_one_hot
     return head_one_hot, dependent_one_hot, reaches_head, reached_from_dependent
