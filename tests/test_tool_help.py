@@ -21,6 +21,7 @@ TOOLS = [
     "seqgraph_experiments.tau_sweep",
     "seqgraph_experiments.tokenisation_f1",
     "seqgraph_experiments.benchmarks.bf16_inference",
+    "seqgraph_experiments.benchmarks.bf16_labels",
     "seqgraph_experiments.benchmarks.conllu_roundtrip",
     "seqgraph_experiments.benchmarks.epoch_time",
     "seqgraph_experiments.benchmarks.model_thread",

@@ -273,6 +273,9 @@ class SeqGraphParser(LoadedWithoutInit, Model):
         `predict_enhanced`): `G_0` is a biaffine of its own head and dependent MLPs over the encoded nodes,
         trained by the graph states alone. Without it the tree states' KL pushes down every edge that is
         not in the gold tree, the gold extra edges too, in the scores that the graph phase then reads.
+    label_bfloat16_inference : `bool`, optional (default = `False`)
+        Outside training, the label classifiers' bilinear products (basic and enhanced labels) in bfloat16
+        where the CPU has it natively (`MatmulBilinear`, `modules.precision`).
     initializer : `InitializerApplicator`, optional
     """
 
@@ -302,6 +305,7 @@ class SeqGraphParser(LoadedWithoutInit, Model):
         max_extra_edges: Optional[int] = None,
         stop_bias: float = 0.0,
         separate_graph_scores: bool = False,
+        label_bfloat16_inference: bool = False,
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs,
     ) -> None:
@@ -373,7 +377,7 @@ class SeqGraphParser(LoadedWithoutInit, Model):
             )
             self.dependent_tag_feedforward = copy.deepcopy(self.head_tag_feedforward)
             self.tag_bilinear = MatmulBilinear(
-                tag_representation_dim, tag_representation_dim, num_labels
+                tag_representation_dim, tag_representation_dim, num_labels, bfloat16_inference=label_bfloat16_inference
             )
             labels = [vocab.get_token_from_index(index, "head_tags") for index in range(num_labels)]
             # a "head_tags" namespace with padding and unknown entries (see training_config/common.libsonnet)
@@ -422,7 +426,10 @@ class SeqGraphParser(LoadedWithoutInit, Model):
             self.stop_scorer = torch.nn.Linear(self.recurrent_weight.cell.hidden_size, 1)
             enhanced_labels = self._namespace_entries(vocab, ENHANCED_NAMESPACE, "predict_enhanced", "enhanced: true")
             self.enhanced_tag_bilinear = MatmulBilinear(
-                tag_representation_dim, tag_representation_dim, len(enhanced_labels)
+                tag_representation_dim,
+                tag_representation_dim,
+                len(enhanced_labels),
+                bfloat16_inference=label_bfloat16_inference,
             )
             self.register_buffer(
                 "_unpredictable_enhanced",

@@ -1,6 +1,8 @@
 import torch
 from allennlp.modules.matrix_attention import BilinearMatrixAttention
 
+from seqgraph_allennlp.modules.precision import Bfloat16Options
+
 
 class MatmulBilinear(torch.nn.Bilinear):
     """
@@ -10,24 +12,50 @@ class MatmulBilinear(torch.nn.Bilinear):
     in the label classifiers of the parsers (100 x 100 x ~50 relations) it took about half of a training
     batch on two cores. Here `y_l = x1 W_l x2 + b_l` is `(x1 W) x2` with `W` viewed as one
     `(in1, out * in2)` matrix.
+
+    # Parameters
+
+    in1_features, in2_features, out_features, bias : as `torch.nn.Bilinear`.
+    bfloat16_inference : `bool`, optional (default = `False`)
+        Outside training, compute the products in bfloat16 where the CPU has it natively
+        (`modules.precision`); the inputs, weight and products are rounded to bfloat16, the result is
+        float32. Training always computes in float32.
     """
+
+    def __init__(
+        self,
+        in1_features: int,
+        in2_features: int,
+        out_features: int,
+        bias: bool = True,
+        bfloat16_inference: bool = False,
+    ) -> None:
+        super().__init__(in1_features, in2_features, out_features, bias)
+        self._bfloat16 = Bfloat16Options(inference=bfloat16_inference)
 
     def forward(self, input1: torch.Tensor, input2: torch.Tensor) -> torch.Tensor:
         leading = input1.shape[:-1]
         num_out, in1, in2 = self.weight.shape
         first, second = input1.reshape(-1, in1), input2.reshape(-1, in2)
+        weight = self.weight
+        if self._bfloat16.active(self.training, input1.device):
+            first, second, weight = first.bfloat16(), second.bfloat16(), weight.bfloat16()
         if num_out > in1:
-            output = self._outer_products(first, second)
+            output = self._outer_products(first, second, weight)
         else:
             # shape (n, out, in2)
-            left = (first @ self.weight.transpose(0, 1).reshape(in1, num_out * in2)).view(-1, num_out, in2)
+            left = (first @ weight.transpose(0, 1).reshape(in1, num_out * in2)).view(-1, num_out, in2)
             # shape (n, out)
             output = torch.bmm(left, second.unsqueeze(-1)).squeeze(-1)
+        output = output.to(input1.dtype)
         if self.bias is not None:
             output = output + self.bias
         return output.view(*leading, num_out)
 
-    def _outer_products(self, first: torch.Tensor, second: torch.Tensor, chunk: int = 512) -> torch.Tensor:
+    @staticmethod
+    def _outer_products(
+        first: torch.Tensor, second: torch.Tensor, weight: torch.Tensor, chunk: int = 512
+    ) -> torch.Tensor:
         """
         `(n, out)` as `(x1 outer x2) W^T` with `W` viewed as one `(out, in1 * in2)` matrix: for many outputs
         (the enhanced labels, ~380 on EWT, against 100 x 100 inputs) the `(n, out, in2)` intermediate of the
@@ -35,8 +63,8 @@ class MatmulBilinear(torch.nn.Bilinear):
         products are bound by memory, where this is one matrix product per chunk of rows (about 2x as fast on
         EWT's enhanced labels). The chunks bound the outer products' memory.
         """
-        num_out, in1, in2 = self.weight.shape
-        weight = self.weight.reshape(num_out, in1 * in2).t()
+        num_out, in1, in2 = weight.shape
+        weight = weight.reshape(num_out, in1 * in2).t()
         outputs = [
             (first[start:start + chunk].unsqueeze(2) * second[start:start + chunk].unsqueeze(1)).reshape(-1, in1 * in2)
             @ weight

@@ -1,13 +1,16 @@
 """
-The package's one precision policy: where a module computes in bfloat16. Two modules take bfloat16 options,
-each with its own pair because each pair was measured on its own (speed and accuracy, docs/BENCHMARKS.md and
-docs/RESULTS.md): the encoder (`fused_bilstm`: `bfloat16_training`, `bfloat16_inference`) and the recurrent
-weight model (`recurrent_weight`: the same two names). What those options mean is decided here only:
+The package's one precision policy: where a module computes in bfloat16. Three modules take bfloat16 options,
+each its own because each was measured on its own (speed and accuracy, docs/BENCHMARKS.md and
+docs/RESULTS.md): the encoder (`fused_bilstm`: `bfloat16_training`, `bfloat16_inference`), the recurrent
+weight model (`recurrent_weight`: the same two names) and the label classifiers' bilinear products
+(`bilinear.MatmulBilinear`: `bfloat16_inference` only; the parser's `label_bfloat16_inference`). What those
+options mean is decided here only:
 
 * bfloat16 is used in the module's current mode (training or not) when that mode's option is on, and only on
   a CPU that computes bfloat16 matrix products natively (`native_bfloat16`); anywhere else, float32;
-* inside, it is `torch.autocast` (`Bfloat16Options.autocast`), so weights, gradients and the optimiser's
-  state stay float32, and a module casts its result back to float32 where its callers sum it.
+* weights, gradients and the optimiser's state stay float32, and a module returns float32: the encoder and
+  the recurrent weight model compute under `torch.autocast` (`Bfloat16Options.autocast`); the bilinear
+  products cast their inputs and weight themselves, so that its outer products are formed in bfloat16 too.
 """
 import contextlib
 import functools
