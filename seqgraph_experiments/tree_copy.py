@@ -5,8 +5,10 @@ trees of the converged English parsers whose test outputs are committed (results
 What a tree parser scores on the enhanced layer, and so what the graph parser must beat. Also the ceiling of
 the graph parser: the gold graph as it can write it (`gold_graph_representable`: one label per head and
 dependent, no self-loop), and as the tree-first parser can output it at best (`gold_tree_first_ceiling`: that
-graph plus the gold tree's edges the graph lacks, since the parser's graph always holds its tree). Writes
-results/enhanced/tree_copy.json.
+graph plus the gold tree's edges the graph lacks, since the parser's graph always holds its tree), and, for
+each graph parser whose test output is committed (results/enhanced/*.test.conllu.gz), what its own tree allows
+with a perfect graph phase (`perfect_graph_phase`: its tree edges and every other gold edge; with its own
+labels on the tree edges, and with the gold labels there). Writes results/enhanced/tree_copy.json.
 
     .venv/bin/python scripts/tree_copy.py
 
@@ -27,6 +29,7 @@ from seqgraph_experiments.results import write_json
 
 GOLD = ROOT / "data" / "UD_English-EWT" / "en_ewt-ud-test.conllu"
 PREDICTIONS = RESULTS / "ewt_converged"
+GRAPH_PREDICTIONS = RESULTS / "enhanced"
 OUT = RESULTS / "enhanced" / "tree_copy.json"
 
 
@@ -77,6 +80,36 @@ def tree_first_graph(output: Path) -> None:
             out.write(format_sentence(sentence, sentence.heads, sentence.deprels, deps=graph))
 
 
+def perfect_graph_phase(predicted: Path, output: Path, gold_tree_labels: bool) -> None:
+    """
+    A graph parser's test output (`predicted`, with DEPS) with a perfect graph phase, written to `output`: each
+    word keeps its predicted tree edge (HEAD, labelled as the output's DEPS labels that edge, else with its
+    DEPREL; with `gold_tree_labels`, with the gold graph's label where the gold graph has that edge) and gets
+    every other edge of the gold graph (`representable_graph`'s: no self-loop, one label per head). The graph
+    phase only adds edges to the tree, so this is what the parser's tree allows at best: a ceiling that a
+    better graph phase cannot pass, only a better tree.
+    """
+    with open(output, "w", encoding="utf-8") as out:
+        for gold, sentence in zip(read_sentences(str(GOLD)), read_sentences(str(predicted))):
+            graph = []
+            for dependent, (word, gold_pairs, pairs) in enumerate(
+                zip(sentence.words, enhanced_graph(gold), enhanced_graph(sentence)), start=1
+            ):
+                gold_labels: Dict[int, str] = {}
+                for head, label in gold_pairs:
+                    if head != dependent:
+                        gold_labels.setdefault(head, label)
+                predicted_labels = dict(pairs)
+                tree_label = predicted_labels.get(word.head, word.deprel)
+                if gold_tree_labels:
+                    tree_label = gold_labels.get(word.head, tree_label)
+                kept = {word.head: tree_label}
+                for head, label in gold_labels.items():
+                    kept.setdefault(head, label)
+                graph.append(sorted(kept.items()))
+            out.write(format_sentence(sentence, sentence.heads, sentence.deprels, deps=graph))
+
+
 def score(predicted: Path, directory: Path) -> Dict[str, float]:
     copy = directory / (predicted.name.replace(".gz", "") + ".copy.conllu")
     if predicted.suffix == ".gz":
@@ -104,6 +137,17 @@ def main() -> None:
         }
         for predicted in sorted(PREDICTIONS.glob("*.test.conllu.gz")):
             rows[predicted.name.replace(".test.conllu.gz", "")] = score(predicted, Path(directory))
+        for predicted in sorted(GRAPH_PREDICTIONS.glob("*.test.conllu.gz")):
+            name = predicted.name.replace(".test.conllu.gz", "")
+            plain = Path(directory) / f"{name}.graph.conllu"
+            plain.write_bytes(gzip.decompress(predicted.read_bytes()))
+            for suffix, gold_tree_labels in (("", False), ("_gold_tree_labels", True)):
+                perfect = Path(directory) / f"{name}{suffix}.perfect.conllu"
+                perfect_graph_phase(plain, perfect, gold_tree_labels)
+                rows[f"{name}_perfect_graph_phase{suffix}"] = {
+                    key: value for key, value in enhanced_scores(str(GOLD), str(perfect)).items()
+                    if key in ("ELAS", "EULAS")
+                }
     write_json(OUT, {
         "what": "ELAS / EULAS of a basic tree copied into DEPS (HEAD:DEPREL), EWT test, udeval with empty "
                 "nodes collapsed on both sides; UAS / LAS of the tree itself (CoNLL 2018); fractions",

@@ -120,7 +120,8 @@ def fake_tree_copy(results: Path) -> None:
         "what": "test", "gold": {"path": "data/UD_English-EWT/en_ewt-ud-test.conllu", "sha256": "0" * 64},
         "rows": {"gold": {"ELAS": 0.86, "EULAS": 0.9729, "UAS": 1.0, "LAS": 1.0},
                  "some_parser.seed1": {"ELAS": 0.7337, "EULAS": 0.819, "UAS": 0.874, "LAS": 0.8411},
-                 "gold_graph_representable": {"ELAS": 0.99996, "EULAS": 0.99999}},
+                 "gold_graph_representable": {"ELAS": 0.99996, "EULAS": 0.99999},
+                 "some_graph_parser_perfect_graph_phase": {"ELAS": 0.9433, "EULAS": 0.9462}},
         "command": "scripts/tree_copy.py ", "git_commit": "abcdef0123", "date": "2026-11-26T18:06:52",
         "machine": {},
     })
@@ -149,7 +150,9 @@ def test_enhanced_table_renders_the_run_and_the_reference_lines(evaluated, tmp_p
             "abcdef0 |") in lines
     assert ("| tree copy: some_parser.seed1 (predicted tree) |  |  |  |  | 73.37 |  | 81.90 | 87.40 | 84.11 |  |  | "
             "2026-11-26 | abcdef0 |") in lines
-    assert sum(line.startswith("| ") for line in lines) == 5  # header, run, three reference lines
+    assert ("| ceiling: some_graph_parser's test tree, every other gold edge added (a perfect graph phase), its own "
+            "labels on its tree edges |  |  |  |  | 94.33 |  | 94.62 |  |  |  |  | 2026-11-26 | abcdef0 |") in lines
+    assert sum(line.startswith("| ") for line in lines) == 6  # header, run, four reference lines
     assert IWPT_NOTE in lines and "89.42" in IWPT_NOTE
     text = "\n".join(lines)
     # the fixture test file is not the reference lines' gold: said
@@ -206,3 +209,37 @@ def test_the_tree_first_ceiling_holds_the_gold_tree_and_the_gold_graph(tmp_path,
                 assert (word.head, word.deprel) in written_pairs
     # the fixture's relative clause: a basic edge the enhanced graph moves to the antecedent
     assert added > 0
+
+
+@pytest.mark.parametrize("gold_tree_labels", [False, True])
+def test_the_perfect_graph_phase_keeps_the_predicted_tree_and_adds_the_other_gold_edges(
+    tmp_path, monkeypatch, gold_tree_labels
+):
+    from seqgraph_allennlp.common.enhanced import enhanced_graph
+    from seqgraph_experiments import tree_copy
+
+    gold = ROOT / "fixtures" / "conllu" / "enhanced.conllu"
+    monkeypatch.setattr(tree_copy, "GOLD", gold)
+    # a "prediction": each word's head moved to its neighbour where that keeps it off itself, DEPS the tree
+    # with a label of its own
+    predicted = tmp_path / "predicted.conllu"
+    with open(predicted, "w", encoding="utf-8") as out:
+        for sentence in read_sentences(str(gold)):
+            heads = [word.id - 1 if word.id > 1 else 0 for word in sentence.words]
+            deps = [[(head, "dep:mine")] for head in heads]
+            out.write(format_sentence(sentence, heads, ["dep"] * len(heads), deps=deps))
+    output = tmp_path / "perfect.conllu"
+    tree_copy.perfect_graph_phase(predicted, output, gold_tree_labels)
+    checked = 0
+    for sentence, tree, written in zip(read_sentences(str(gold)), read_sentences(str(predicted)),
+                                       read_sentences(str(output))):
+        for word, gold_pairs, written_pairs in zip(tree.words, enhanced_graph(sentence), enhanced_graph(written)):
+            gold_labels = {head: label for head, label in reversed(gold_pairs) if head != word.id}
+            written_labels = dict(written_pairs)
+            # the predicted tree edge stays, with the prediction's label or, asked for, the gold one
+            expected = gold_labels.get(word.head, "dep:mine") if gold_tree_labels else "dep:mine"
+            assert written_labels.pop(word.head) == expected
+            # and every other gold edge comes, with its gold label, nothing else
+            assert written_labels == {head: label for head, label in gold_labels.items() if head != word.head}
+            checked += 1
+    assert checked > 10
