@@ -29,15 +29,18 @@ def main() -> None:
     parser.add_argument("--parse", required=True, help="CoNLL-U file to parse")
     parser.add_argument("--weights", required=True, help="which weights the archive holds (kept in the JSON)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--overrides", default="",
+                        help="dotted overrides for `allennlp predict -o` (JSON), e.g. an option an older archive lacks")
     parser.add_argument("--output", default=str(OUT))
     args = parser.parse_args()
     sentences = sum(1 for _ in read_sentences(args.parse))
-    speed = cli_parse_speed(args.model, args.parse, sentences, repeats=args.repeats)
+    speed = cli_parse_speed(args.model, args.parse, sentences, overrides=args.overrides, repeats=args.repeats)
     parse_path = Path(args.parse).resolve()
     write_json(Path(args.output), {
         "what": "allennlp predict --batch-size 64 of a predict_enhanced model (tree, then extra edges until STOP), "
                 "CoNLL-U in and out; medians over alternating runs; start-up = the same command on one sentence",
         "model": {"path": args.model, "sha256": sha256(Path(args.model)), "weights": args.weights},
+        "overrides": args.overrides,
         "data": {"path": str(parse_path.relative_to(ROOT)) if parse_path.is_relative_to(ROOT) else args.parse,
                  "sha256": sha256(parse_path), "sentences": sentences},
         "torch_threads": torch.get_num_threads(),
