@@ -1029,6 +1029,21 @@ def separate_graph_scores_screen() -> str:
             f"epochs recalled {recall(baseline)} and predicted {predicted(baseline)}")
 
 
+def separate_graph_scores_epochs30() -> str:
+    screen = load("enhanced/screens/separate_graph_scores_epochs30.json")
+    assert screen["config_differences"] == {"model.separate_graph_scores": [None, True]}
+    differences = [row["ELAS"] for row in screen["change_minus_baseline"]]
+    later = differences[6:]
+    assert min(later) > 0 and len(differences) == screen["epochs"]
+    change = [row["ELAS"] for row in screen["change_dev"]]
+    baseline = [row["ELAS"] for row in screen["baseline_dev"]]
+    best = max(range(len(change)), key=lambda epoch: (change[epoch], -epoch))
+    return (f"Over its first {screen['epochs']} epochs (`results/enhanced/screens/separate_graph_scores_epochs30.json`) "
+            f"it is ahead in every epoch from the seventh, by {min(later):+.2f} to {max(later):+.2f} dev ELAS; its "
+            f"best so far, {change[best]:.2f} at epoch {best}, against the baseline's best {max(baseline):.2f} (epoch "
+            f"{baseline.index(max(baseline))})")
+
+
 def separate_graph_scores_stop_bias() -> str:
     def sweep(name: str) -> Dict[float, float]:
         return {row["stop_bias"]: 100 * row["ELAS"] for row in load(f"enhanced/stop_bias/{name}.json")["rows"]}
@@ -1078,6 +1093,7 @@ QUOTES.append((ENHANCED, readme_enhanced_rules))
 QUOTES.append((ENHANCED, bf16_labels))
 QUOTES.append((ENHANCED, separate_graph_scores_screen))
 QUOTES.append((ENHANCED, separate_graph_scores_stop_bias))
+QUOTES.append((ENHANCED, separate_graph_scores_epochs30))
 
 
 def quote_id(index: int) -> str:
