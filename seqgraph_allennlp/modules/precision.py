@@ -10,7 +10,7 @@ options mean is decided here only:
   a CPU that computes bfloat16 matrix products natively (`native_bfloat16`); anywhere else, float32;
 * weights, gradients and the optimiser's state stay float32, and a module returns float32: the encoder and
   the recurrent weight model compute under `torch.autocast` (`Bfloat16Options.autocast`); the bilinear
-  products cast their inputs and weight themselves, so that its outer products are formed in bfloat16 too.
+  products cast their inputs and weight themselves, so that their outer products are formed in bfloat16 too.
 """
 import contextlib
 import functools
