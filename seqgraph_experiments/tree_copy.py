@@ -41,6 +41,18 @@ def tree_copy(predicted: Path, output: Path) -> None:
             out.write(format_sentence(sentence, sentence.heads, sentence.deprels, deps=graph))
 
 
+def representable_heads(dependent: int, pairs) -> Dict[int, str]:
+    """
+    A word's gold enhanced edges as the graph parser can output them, head to label: one label per (head,
+    dependent) pair (the first in DEPS order: `enhanced_tags` holds one) and no self-loop (no action adds one).
+    """
+    kept: Dict[int, str] = {}
+    for head, label in pairs:
+        if head != dependent:
+            kept.setdefault(head, label)
+    return kept
+
+
 def representable_graph(output: Path) -> None:
     """
     EWT test's gold graph as the graph parser can output it, written to `output`: one label per (head,
@@ -51,11 +63,7 @@ def representable_graph(output: Path) -> None:
         for sentence in read_sentences(str(GOLD)):
             graph = []
             for dependent, pairs in enumerate(enhanced_graph(sentence), start=1):
-                kept: Dict[int, str] = {}
-                for head, label in pairs:
-                    if head != dependent:
-                        kept.setdefault(head, label)
-                graph.append(sorted(kept.items()))
+                graph.append(sorted(representable_heads(dependent, pairs).items()))
             out.write(format_sentence(sentence, sentence.heads, sentence.deprels, deps=graph))
 
 
@@ -71,10 +79,7 @@ def tree_first_graph(output: Path) -> None:
         for sentence in read_sentences(str(GOLD)):
             graph = []
             for dependent, (word, pairs) in enumerate(zip(sentence.words, enhanced_graph(sentence)), start=1):
-                kept: Dict[int, str] = {}
-                for head, label in pairs:
-                    if head != dependent:
-                        kept.setdefault(head, label)
+                kept = representable_heads(dependent, pairs)
                 kept.setdefault(word.head, word.deprel)
                 graph.append(sorted(kept.items()))
             out.write(format_sentence(sentence, sentence.heads, sentence.deprels, deps=graph))
@@ -95,10 +100,7 @@ def perfect_graph_phase(predicted: Path, output: Path, gold_tree_labels: bool) -
             for dependent, (word, gold_pairs, pairs) in enumerate(
                 zip(sentence.words, enhanced_graph(gold), enhanced_graph(sentence)), start=1
             ):
-                gold_labels: Dict[int, str] = {}
-                for head, label in gold_pairs:
-                    if head != dependent:
-                        gold_labels.setdefault(head, label)
+                gold_labels = representable_heads(dependent, gold_pairs)
                 predicted_labels = dict(pairs)
                 tree_label = predicted_labels.get(word.head, word.deprel)
                 if gold_tree_labels:
@@ -110,12 +112,24 @@ def perfect_graph_phase(predicted: Path, output: Path, gold_tree_labels: bool) -
             out.write(format_sentence(sentence, sentence.heads, sentence.deprels, deps=graph))
 
 
+def decompressed(predicted: Path, directory: Path) -> Path:
+    """`predicted` itself, or for a `.gz` file its decompressed copy in `directory`."""
+    if predicted.suffix != ".gz":
+        return predicted
+    plain = directory / predicted.name.replace(".gz", "")
+    plain.write_bytes(gzip.decompress(predicted.read_bytes()))
+    return plain
+
+
+def graph_scores(predicted: Path) -> Dict[str, float]:
+    """ELAS and EULAS of `predicted` against `GOLD`."""
+    return {name: value for name, value in enhanced_scores(str(GOLD), str(predicted)).items()
+            if name in ("ELAS", "EULAS")}
+
+
 def score(predicted: Path, directory: Path) -> Dict[str, float]:
     copy = directory / (predicted.name.replace(".gz", "") + ".copy.conllu")
-    if predicted.suffix == ".gz":
-        plain = directory / predicted.name.replace(".gz", "")
-        plain.write_bytes(gzip.decompress(predicted.read_bytes()))
-        predicted = plain
+    predicted = decompressed(predicted, directory)
     tree_copy(predicted, copy)
     scores = {**enhanced_scores(str(GOLD), str(copy)), **official_scores(str(GOLD), str(predicted))}
     return {name: scores[name] for name in ("ELAS", "EULAS", "UAS", "LAS")}
@@ -127,27 +141,19 @@ def main() -> None:
         rows["gold"] = score(GOLD, Path(directory))
         ceiling = Path(directory) / "representable.conllu"
         representable_graph(ceiling)
-        rows["gold_graph_representable"] = {
-            name: value for name, value in enhanced_scores(str(GOLD), str(ceiling)).items() if name in ("ELAS", "EULAS")
-        }
+        rows["gold_graph_representable"] = graph_scores(ceiling)
         tree_first = Path(directory) / "tree_first.conllu"
         tree_first_graph(tree_first)
-        rows["gold_tree_first_ceiling"] = {
-            name: value for name, value in enhanced_scores(str(GOLD), str(tree_first)).items() if name in ("ELAS", "EULAS")
-        }
+        rows["gold_tree_first_ceiling"] = graph_scores(tree_first)
         for predicted in sorted(PREDICTIONS.glob("*.test.conllu.gz")):
             rows[predicted.name.replace(".test.conllu.gz", "")] = score(predicted, Path(directory))
         for predicted in sorted(GRAPH_PREDICTIONS.glob("*.test.conllu.gz")):
             name = predicted.name.replace(".test.conllu.gz", "")
-            plain = Path(directory) / f"{name}.graph.conllu"
-            plain.write_bytes(gzip.decompress(predicted.read_bytes()))
+            plain = decompressed(predicted, Path(directory))
             for suffix, gold_tree_labels in (("", False), ("_gold_tree_labels", True)):
                 perfect = Path(directory) / f"{name}{suffix}.perfect.conllu"
                 perfect_graph_phase(plain, perfect, gold_tree_labels)
-                rows[f"{name}_perfect_graph_phase{suffix}"] = {
-                    key: value for key, value in enhanced_scores(str(GOLD), str(perfect)).items()
-                    if key in ("ELAS", "EULAS")
-                }
+                rows[f"{name}_perfect_graph_phase{suffix}"] = graph_scores(perfect)
     write_json(OUT, {
         "what": "ELAS / EULAS of a basic tree copied into DEPS (HEAD:DEPREL), EWT test, udeval with empty "
                 "nodes collapsed on both sides; UAS / LAS of the tree itself (CoNLL 2018); fractions",
