@@ -14,16 +14,13 @@ recurrent weight model's score updates, `recurrent_weight.bfloat16_inference`). 
 bfloat16 every setting runs in float32. Choose on a dev file: this decides what parsing ships with.
 """
 import argparse
-import json
-import statistics
-import time
-from typing import Dict, List
+from pathlib import Path
+from typing import List
 
 import torch
-from allennlp.models.archival import load_archive
 
-import seqgraph_allennlp  # noqa: F401  (registers the components)
 from seqgraph_experiments.arguments import refuse_missing_files
+from seqgraph_experiments.benchmarks.settings import interleaved_seconds, load_settings, per_second
 from seqgraph_experiments.instances import forward_in_buckets, parse_instances
 from seqgraph_experiments.provenance import stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
@@ -47,21 +44,16 @@ def main() -> None:
     parser.add_argument("model", help="a sequential parser's archive (model.tar.gz)")
     parser.add_argument("conllu", help="a CoNLL-U file with gold heads (a dev file)")
     parser.add_argument("--repeats", type=int, default=3, help="timed parses of the file per setting, interleaved")
+    parser.add_argument("--output", default=str(RESULT))
     args = parser.parse_args()
     refuse_missing_files(parser, [args.model, args.conllu])
-    models = {}
-    for name, overrides in SETTINGS.items():
-        archive = load_archive(args.model, overrides=json.dumps(overrides))
-        models[name] = archive.model.eval()
-    instances, gold = parse_instances(archive, args.conllu)
+    archives = load_settings(args.model, SETTINGS)
+    models = {name: archive.model for name, archive in archives.items()}
+    instances, gold = parse_instances(archives["float32"], args.conllu)
     words = sum(len(reference) for reference in gold)
-    heads = {name: parse(model, instances[:64]) for name, model in models.items()}  # warm-up
-    seconds: Dict[str, List[float]] = {name: [] for name in SETTINGS}
-    for _ in range(args.repeats):
-        for name, model in models.items():
-            start = time.perf_counter()
-            heads[name] = parse(model, instances)
-            seconds[name].append(time.perf_counter() - start)
+    # the untimed parse is also the warm-up
+    heads = {name: parse(model, instances) for name, model in models.items()}
+    seconds = interleaved_seconds(models, lambda model: parse(model, instances), args.repeats)
     rows = []
     for name in SETTINGS:
         predicted = heads[name]
@@ -76,7 +68,7 @@ def main() -> None:
             "overrides": SETTINGS[name],
             "UAS": correct / words,
             "heads_changed_from_float32": changed,
-            "sentences_per_second": len(instances) / statistics.median(seconds[name]),
+            "sentences_per_second": per_second(len(instances), seconds[name]),
             "seconds": seconds[name],
         })
         print(f"{name}: UAS {100 * correct / words:.2f}, {changed} of {words} heads changed from float32, "
@@ -90,7 +82,7 @@ def main() -> None:
         "rows": rows,
         **stamp("benchmarks/bf16_inference.py"),
     }
-    print(f"wrote {write_json(RESULT, result)}")
+    print(f"wrote {write_json(Path(args.output), result)}")
 
 
 if __name__ == "__main__":

@@ -14,23 +14,22 @@ Choose on a dev file: this decides what parsing ships with.
 """
 import argparse
 import json
-import statistics
-import time
 from pathlib import Path
-from typing import Dict, List
 
 import torch
-from allennlp.models.archival import load_archive
 
-import seqgraph_allennlp  # noqa: F401  (registers the components)
 from seqgraph_allennlp.modules.precision import native_bfloat16
 from seqgraph_experiments.arguments import refuse_missing_files
+from seqgraph_experiments.benchmarks.settings import interleaved_seconds, load_settings, per_second
 from seqgraph_experiments.instances import forward_in_buckets, read_instances, without_gold
 from seqgraph_experiments.provenance import stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
 RESULT = BENCHMARKS / "bf16_labels.json"
-SETTINGS = {"float32": False, "labels": True}
+SETTINGS = {
+    "float32": {"model.label_bfloat16_inference": False},
+    "labels": {"model.label_bfloat16_inference": True},
+}
 SCORES = ("UAS", "LAS", "ELAS", "EULAS")
 
 
@@ -44,24 +43,16 @@ def main() -> None:
     parser.add_argument("--output", default=str(RESULT))
     args = parser.parse_args()
     refuse_missing_files(parser, [args.model, args.conllu])
-    models = {}
-    for name, flag in SETTINGS.items():
-        overrides = {**json.loads(args.overrides), "model.label_bfloat16_inference": flag}
-        archive = load_archive(args.model, overrides=json.dumps(overrides))
-        models[name] = archive.model.eval()
-    instances = read_instances(archive, args.conllu)
+    archives = load_settings(args.model, SETTINGS, json.loads(args.overrides))
+    models = {name: archive.model for name, archive in archives.items()}
+    instances = read_instances(archives["float32"], args.conllu)
     outputs, scores = {}, {}
     for name, model in models.items():
         model.get_metrics(reset=True)
         outputs[name] = forward_in_buckets(model, instances)
         scores[name] = {key: value for key, value in model.get_metrics(reset=True).items() if key in SCORES}
     bare = [without_gold(instance) for instance in instances]
-    seconds: Dict[str, List[float]] = {name: [] for name in SETTINGS}
-    for _ in range(args.repeats):
-        for name, model in models.items():
-            start = time.perf_counter()
-            forward_in_buckets(model, bare)
-            seconds[name].append(time.perf_counter() - start)
+    seconds = interleaved_seconds(models, lambda model: forward_in_buckets(model, bare), args.repeats)
     reference = outputs["float32"]
     words = sum(len(output["predicted_dependencies"]) for output in reference)
     rows = []
@@ -77,11 +68,11 @@ def main() -> None:
         )
         rows.append({
             "setting": name,
-            "overrides": {"model.label_bfloat16_inference": SETTINGS[name]},
+            "overrides": SETTINGS[name],
             **scores[name],
             "labels_changed_from_float32": labels_changed,
             "deps_changed_from_float32": deps_changed,
-            "sentences_per_second": len(instances) / statistics.median(seconds[name]),
+            "sentences_per_second": per_second(len(instances), seconds[name]),
             "seconds": seconds[name],
         })
         shown = ", ".join(f"{key} {100 * value:.2f}" for key, value in scores[name].items())
