@@ -88,6 +88,33 @@ def config_differences(config: Path, used: Dict) -> Dict[str, Any]:
     }
 
 
+def unexplained_differences(serialization_dir: Path, config: Path, overrides: Dict[str, Any]) -> List[str]:
+    """
+    The dotted keys in which a run's `config.json` differs from `config` as it reads now and that `overrides`
+    (the dotted overrides a row trains with, `rows.seed_overrides` included) do not explain: a run of an
+    older version of the config, not this row's. Empty where the directory has no `config.json` yet.
+    """
+    path = serialization_dir / "config.json"
+    if not path.exists():
+        return []
+    differences = config_differences(config, read_json(path))
+    changed = [key for key, value in differences["changed"].items() if key not in overrides or overrides[key] != value]
+    return sorted(changed + [key for key in differences["removed"] if key not in overrides])
+
+
+def check_run(argv: Sequence[str]) -> None:
+    """
+    From `argv` `[SERIALIZATION_DIR, CONFIG, OVERRIDES_JSON]`: exits with a message naming the keys where the
+    directory's run differs from CONFIG beyond the overrides (scripts/enhanced_rows.sh asks before it resumes
+    or evaluates a directory as a row).
+    """
+    serialization_dir, config, overrides = argv
+    keys = unexplained_differences(Path(serialization_dir), Path(config), json.loads(overrides))
+    if keys:
+        sys.exit(f"{serialization_dir}: trained with another version of {config} ({', '.join(keys)} differ); "
+                 "move it away to train the row anew")
+
+
 def budget_status(used: Dict, metrics: Dict) -> Dict[str, Any]:
     """
     The epoch budget of the run's config (`trainer.num_epochs`, `trainer.patience`), the epochs done

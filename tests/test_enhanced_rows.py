@@ -2,6 +2,8 @@
 import json
 import os
 import subprocess
+
+import pytest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,7 +20,10 @@ def run_queue(tmp_path, rows):
     result = subprocess.run(["bash", str(ROOT / "scripts" / "enhanced_rows.sh")], env=env, capture_output=True,
                             text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
-    return result.stdout, calls.read_text().splitlines() if calls.exists() else []
+    logged = calls.read_text().splitlines() if calls.exists() else []
+    # the check of each row's directory against the row's config (check_run, tested below) apart
+    checks = [call for call in logged if call.startswith("python -c ")]
+    return result.stdout, [call for call in logged if call not in checks], checks
 
 
 def overrides_of(call):
@@ -26,8 +31,12 @@ def overrides_of(call):
 
 
 def test_new_rows_train_with_the_budget_features_and_seed_then_are_evaluated(tmp_path):
-    _, calls = run_queue(tmp_path, "coach_valid_mpnet_enhanced:2 graph_parser_enhanced:0")
+    _, calls, checks = run_queue(tmp_path, "coach_valid_mpnet_enhanced:2 graph_parser_enhanced:0")
     assert len(calls) == 4
+    # before training: the directory against the config, with the overrides it trains with
+    assert len(checks) == 2
+    assert checks[0].endswith(f"{tmp_path}/runs/coach_valid_mpnet_enhanced.seed2 "
+                              f"training_config/coach_valid_mpnet_enhanced.jsonnet {calls[0].split(' -o ', 1)[1].split('}', 1)[0]}}}")
     train, evaluate = calls[0], calls[1]
     assert train.startswith("allennlp train training_config/coach_valid_mpnet_enhanced.jsonnet -s ")
     assert f"{tmp_path}/runs/coach_valid_mpnet_enhanced.seed2 " in train and "--recover" not in train
@@ -48,8 +57,43 @@ def test_a_started_row_recovers_a_trained_one_is_only_evaluated_and_a_done_one_i
     (tmp_path / "runs" / "graph_parser_enhanced" / "model.tar.gz").write_text("")
     (tmp_path / "results").mkdir()
     (tmp_path / "results" / "coach_valid_mpnet_enhanced.json").write_text("{}")
-    output, calls = run_queue(tmp_path, "coach_valid_mpnet_enhanced:0 coach_valid_enhanced:0 graph_parser_enhanced:0")
+    output, calls, checks = run_queue(tmp_path, "coach_valid_mpnet_enhanced:0 coach_valid_enhanced:0 graph_parser_enhanced:0")
+    # the skipped row is not checked
+    assert len(checks) == 2
     assert "coach_valid_mpnet_enhanced: " in output and "skipped" in output
     assert [call.split()[:2] for call in calls] == [["allennlp", "train"], ["python", "scripts/enhanced_eval.py"],
                                                     ["python", "scripts/enhanced_eval.py"]]
     assert calls[0].endswith("--recover")
+
+
+def write_run(directory: Path, config: dict) -> Path:
+    directory.mkdir(parents=True)
+    (directory / "config.json").write_text(json.dumps(config))
+    return directory
+
+
+def test_check_run_refuses_a_run_of_another_version_of_the_config(tmp_path):
+    from allennlp.common import Params
+
+    from seqgraph_allennlp.common.environment import default_environment
+    from seqgraph_experiments.enhanced_eval import check_run, unexplained_differences
+
+    config = ROOT / "fixtures" / "configs" / "coach_valid_enhanced.jsonnet"
+    ext_vars = {name: value for name, value in default_environment().items() if name not in os.environ}
+    current = Params.from_file(str(config), ext_vars=ext_vars).as_dict(quiet=True)
+    overrides = {"trainer.num_epochs": 3}
+    trained = json.loads(json.dumps(current))
+    trained["trainer"]["num_epochs"] = 3
+    same = write_run(tmp_path / "same", trained)
+    assert unexplained_differences(same, config, overrides) == []
+    check_run([str(same), str(config), json.dumps(overrides)])
+    # an override the row does not give, and a key the run lacked
+    older = json.loads(json.dumps(trained))
+    del older["model"]["separate_graph_scores"]
+    older["model"]["stop_bias"] = 1.0
+    stale = write_run(tmp_path / "stale", older)
+    assert unexplained_differences(stale, config, overrides) == ["model.separate_graph_scores", "model.stop_bias"]
+    with pytest.raises(SystemExit, match="model.separate_graph_scores, model.stop_bias differ"):
+        check_run([str(stale), str(config), json.dumps(overrides)])
+    # a directory without a run yet
+    assert unexplained_differences(tmp_path / "new", config, overrides) == []

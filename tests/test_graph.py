@@ -212,6 +212,8 @@ class TestEnhancedParser(ModelTestCase):
 
     def test_trains_saves_and_loads(self, single_thread):
         self.set_up()
+        # the shipped enhanced configs score the graph phase with its own biaffine added
+        assert self.model.separate_graph_scores
         # tolerance: the decoder's argmax and the roll-in over a float32 model reloaded
         self.ensure_model_can_train_save_and_load(self.param_file, tolerance=1e-4)
 
@@ -309,10 +311,10 @@ def fixture_twin_run(config: str, tmp_path: Path):
     return predicted, list(read_sentences(str(predicted))), validation, json.loads(metrics_path.read_text())
 
 
-class TestEnhancedParserWithSeparateGraphScores(ModelTestCase):
+class TestEnhancedParserWithSharedGraphScores(ModelTestCase):
     def test_trains_saves_and_loads(self, single_thread):
-        self.set_up_model(CONFIGS / "coach_valid_enhanced_separate.jsonnet", DATA, seed=13)
-        assert self.model.separate_graph_scores
+        self.set_up_model(CONFIGS / "coach_valid_enhanced_shared_scores.jsonnet", DATA, seed=13)
+        assert not self.model.separate_graph_scores
         # tolerance: as TestEnhancedParser's
         self.ensure_model_can_train_save_and_load(self.param_file, tolerance=1e-4)
 
