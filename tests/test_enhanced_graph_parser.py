@@ -96,6 +96,43 @@ def test_decoding_keeps_the_threshold_edges_and_adds_the_tree(connect):
         assert (relation == "root") == (int(heads[sentence, word]) == 0)
 
 
+def test_labels_scored_on_the_edges_equal_graph_parsers_full_tensor():
+    """
+    The losses and the decoded labels from the edges' label scores alone (`_edge_label_logits`) against
+    graph_parser's own `_construct_loss` and an argmax over its full `(batch_size, V, V, labels)` tensor.
+    """
+    from allennlp_models.structured_prediction.models.graph_parser import GraphParser
+
+    from seqgraph_allennlp.structs.tree import mst_decode, root_label_support
+
+    model, _, tensors = model_and_tensors()
+    node_mask = torch.cat([torch.ones_like(tensors["words"]["tokens"]["tokens"][:, :1], dtype=torch.bool),
+                           tensors["words"]["tokens"]["tokens"] != 0], dim=1)
+    batch_size, num_nodes = node_mask.shape
+    assert not node_mask.all(), "the fixture batch should have padding"
+    generator = torch.Generator().manual_seed(3)
+    dim = model.tag_bilinear._weight_matrix.size(-1)
+    head_tag, child_tag = torch.randn(2, batch_size, num_nodes, dim, generator=generator)
+    arc_scores = torch.randn(batch_size, num_nodes, num_nodes, generator=generator)
+    arc_scores = arc_scores + (~node_mask * -1e30).unsqueeze(2) + (~node_mask * -1e30).unsqueeze(1)
+    arc_tags = tensors["enhanced_tags"]
+    with torch.no_grad():
+        # shape (batch_size, V, V, labels), as graph_parser computes it
+        full = model.tag_bilinear(head_tag, child_tag).permute(0, 2, 3, 1).contiguous()
+        expected = GraphParser._construct_loss(model, arc_scores, full, arc_tags, node_mask)
+        losses = model._edge_and_label_losses(arc_scores, head_tag, child_tag, arc_tags, node_mask)
+        for loss, reference in zip(losses, expected):
+            assert loss.item() == pytest.approx(reference.item(), rel=1e-5)
+        heads = mst_decode(arc_scores, node_mask)
+        _, labels = model._decode_graph(arc_scores, head_tag, child_tag, node_mask, heads)
+    edges = labels >= 0
+    assert edges.any()
+    every_head = torch.arange(num_nodes).view(1, num_nodes, 1).expand(batch_size, num_nodes, num_nodes)
+    unpredictable = model._unpredictable_enhanced | ~root_label_support(every_head, model._root_enhanced)
+    reference = full.masked_fill(unpredictable, float("-inf")).argmax(dim=-1)
+    assert torch.equal(labels[edges], reference[edges])
+
+
 def test_an_untrained_model_that_predicts_no_edge_still_connects_every_word():
     model, _, tensors = model_and_tensors()
     with torch.no_grad():

@@ -7,6 +7,7 @@ from allennlp.modules.matrix_attention.bilinear_matrix_attention import Bilinear
 from allennlp.nn.util import get_text_field_mask, min_value_of_dtype
 from allennlp_models.structured_prediction.models.graph_parser import GraphParser
 
+from seqgraph_allennlp.modules.bilinear import MatmulBilinear
 from seqgraph_allennlp.modules.initialization import LoadedWithoutInit
 from seqgraph_allennlp.structs.tree import is_root_relation, mst_decode, pair_mask, root_label_support
 from seqgraph_allennlp.training.attachment_scores import (
@@ -43,7 +44,12 @@ class EnhancedGraphParser(LoadedWithoutInit, GraphParser):
       gets its most probable head (DEPS cannot leave a word without one), and the graph may still be
       disconnected. `root` labels exactly the edges from the root (`structs.tree.root_label_support`);
     * **metrics**: ELAS and EULAS (`EnhancedAttachmentScores`, as `seqgraph_parser`), and UAS/LAS of
-      that tree by the CoNLL 2018 definition.
+      that tree by the CoNLL 2018 definition;
+    * **labels scored on the edges that need them**: graph_parser scores every label of every pair of words,
+      a `(batch_size, labels, V, V)` tensor (~380 enhanced labels on EWT: most of a training batch's time,
+      forward and backward), though its label loss reads only the gold edges and decoding only the predicted
+      ones. Here the same bilinear (`tag_bilinear`, the same parameters) scores only those edges: the same
+      losses and labels up to floating-point rounding (`_edge_label_logits`).
 
     # Parameters
 
@@ -64,7 +70,8 @@ class EnhancedGraphParser(LoadedWithoutInit, GraphParser):
             raise ValueError(
                 "enhanced_graph_parser needs the enhanced graph as its target: set the reader's `enhanced: true`"
             )
-        # graph_parser sizes its label scorer by the "labels" namespace
+        # graph_parser sizes its label scorer by the "labels" namespace (no input biases, no activation: the
+        # products `_edge_label_logits` computes)
         self.tag_bilinear = BilinearMatrixAttention(
             tag_representation_dim, tag_representation_dim, label_dim=len(enhanced_labels)
         )
@@ -136,15 +143,13 @@ class EnhancedGraphParser(LoadedWithoutInit, GraphParser):
         child_tag = self._dropout(self.child_tag_feedforward(encoded))
         # shape (batch_size, V, V), [head, dependent]
         arc_scores = self.arc_attention(head_arc, child_arc)
-        # shape (batch_size, V, V, num_labels)
-        arc_tag_logits = self.tag_bilinear(head_tag, child_tag).permute(0, 2, 3, 1).contiguous()
         # as graph_parser: padding far below any score, not at the minimum (the loss adds to it)
         minus_mask = ~node_mask * min_value_of_dtype(arc_scores.dtype) / 10
         arc_scores = arc_scores + minus_mask.unsqueeze(2) + minus_mask.unsqueeze(1)
 
         output: Dict[str, Any] = {"mask": node_mask}
         if enhanced_tags is not None:
-            arc_nll, tag_nll = self._construct_loss(arc_scores, arc_tag_logits, enhanced_tags, node_mask)
+            arc_nll, tag_nll = self._edge_and_label_losses(arc_scores, head_tag, child_tag, enhanced_tags, node_mask)
             output["loss"] = arc_nll + tag_nll
             output["arc_loss"] = arc_nll
             output["tag_loss"] = tag_nll
@@ -152,10 +157,13 @@ class EnhancedGraphParser(LoadedWithoutInit, GraphParser):
             return output
 
         heads = mst_decode(arc_scores, node_mask)
-        edge_probs, adjacency = self._decode_graph(arc_scores, arc_tag_logits, node_mask, heads)
-        tree_logits = arc_tag_logits.gather(
-            1, heads[:, None, :, None].expand(-1, 1, -1, arc_tag_logits.size(-1))
-        ).squeeze(1)
+        edge_probs, adjacency = self._decode_graph(arc_scores, head_tag, child_tag, node_mask, heads)
+        # shape (batch_size, V, num_labels): the labels of the tree's edges
+        num_nodes = node_mask.size(1)
+        batch_index = torch.arange(batch_size, device=heads.device).repeat_interleave(num_nodes)
+        dependents = torch.arange(num_nodes, device=heads.device).repeat(batch_size)
+        tree_logits = self._edge_label_logits(head_tag, child_tag, batch_index, heads.reshape(-1), dependents)
+        tree_logits = tree_logits.view(batch_size, num_nodes, -1)
         # shape (batch_size, V): the best enhanced label of each tree edge that is a basic relation
         basic = (self._basic_label >= 0) & root_label_support(heads, self._root_enhanced)
         head_tags_predicted = self._basic_label[tree_logits.masked_fill(~basic, float("-inf")).argmax(dim=-1)]
@@ -175,10 +183,52 @@ class EnhancedGraphParser(LoadedWithoutInit, GraphParser):
             output["words"] = [instance["words"] for instance in metadata]
         return output
 
+    def _edge_label_logits(
+        self,
+        head_tag: torch.Tensor,
+        child_tag: torch.Tensor,
+        batch_index: torch.LongTensor,
+        heads: torch.LongTensor,
+        dependents: torch.LongTensor,
+    ) -> torch.Tensor:
+        """
+        `(num_edges, num_labels)`: `tag_bilinear`'s label scores of the edges `heads[i] -> dependents[i]` of
+        sentence `batch_index[i]` (each `(num_edges,)`), the entries `[b, heads[i], dependents[i], :]` of
+        graph_parser's `(batch_size, V, V, num_labels)` tensor without the other pairs.
+        """
+        weight = self.tag_bilinear._weight_matrix
+        logits = MatmulBilinear._outer_products(
+            head_tag[batch_index, heads], child_tag[batch_index, dependents], weight
+        )
+        return logits + self.tag_bilinear._bias
+
+    def _edge_and_label_losses(
+        self,
+        arc_scores: torch.Tensor,
+        head_tag: torch.Tensor,
+        child_tag: torch.Tensor,
+        arc_tags: torch.LongTensor,
+        node_mask: torch.BoolTensor,
+    ) -> Tuple[torch.Tensor, torch.Tensor]:
+        """
+        graph_parser's `_construct_loss` with the labels scored on the gold edges only, the ones its label loss
+        reads: the edges' binary cross-entropy over all pairs of real nodes and the gold labels' cross-entropy,
+        each summed and divided by the number of gold edges.
+        """
+        pairs = node_mask.unsqueeze(1) & node_mask.unsqueeze(2)
+        gold = (arc_tags != -1) & pairs
+        arc_nll = self._arc_loss(arc_scores, gold.to(arc_scores.dtype)) * pairs
+        batch_index, heads, dependents = gold.nonzero(as_tuple=True)
+        logits = self._edge_label_logits(head_tag, child_tag, batch_index, heads, dependents)
+        tag_nll = self._tag_loss(logits, arc_tags[batch_index, heads, dependents])
+        num_gold = gold.sum().to(arc_scores.dtype)
+        return arc_nll.sum() / num_gold, tag_nll.sum() / num_gold
+
     def _decode_graph(
         self,
         arc_scores: torch.Tensor,
-        arc_tag_logits: torch.Tensor,
+        head_tag: torch.Tensor,
+        child_tag: torch.Tensor,
         node_mask: torch.BoolTensor,
         tree_heads: torch.LongTensor,
     ) -> Tuple[torch.Tensor, torch.LongTensor]:
@@ -186,7 +236,7 @@ class EnhancedGraphParser(LoadedWithoutInit, GraphParser):
         The edge probabilities `(batch_size, V, V)` and the predicted graph as a label matrix `(batch_size,
         V, V)` (-1 where no edge): the edges above the threshold between real nodes, no self-loop and none
         into the root, with `connect` the tree's (`tree_heads`, `(batch_size, V)`), else each word's most
-        probable head where it has none.
+        probable head where it has none; each edge labelled with its best label (`root` exactly from 0).
         """
         num_nodes = node_mask.size(1)
         possible = pair_mask(node_mask) & ~torch.eye(num_nodes, dtype=torch.bool, device=node_mask.device)
@@ -196,10 +246,12 @@ class EnhancedGraphParser(LoadedWithoutInit, GraphParser):
         edges = (edge_probs > self.edge_prediction_threshold) | (
             torch.zeros_like(possible).scatter_(1, added_heads, True) & possible
         )
-        heads = torch.arange(num_nodes, device=node_mask.device).view(1, num_nodes, 1).expand_as(edges)
+        batch_index, heads, dependents = edges.nonzero(as_tuple=True)
+        logits = self._edge_label_logits(head_tag, child_tag, batch_index, heads, dependents)
         unpredictable = self._unpredictable_enhanced | ~root_label_support(heads, self._root_enhanced)
-        labels = arc_tag_logits.masked_fill(unpredictable, float("-inf")).argmax(dim=-1)
-        return edge_probs, labels.masked_fill(~edges, -1)
+        labels = torch.full_like(tree_heads, -1).unsqueeze(1).repeat(1, num_nodes, 1)
+        labels[batch_index, heads, dependents] = logits.masked_fill(unpredictable, float("-inf")).argmax(dim=-1)
+        return edge_probs, labels
 
     def make_output_human_readable(self, output_dict: Dict[str, Any]) -> Dict[str, Any]:
         heads = output_dict.pop("heads").cpu()
