@@ -8,10 +8,10 @@
 #
 #     bash scripts/enhanced_rows.sh            # all rows, in order; ROWS="name ..." for some
 #
-# Resumable: a row with its results JSON is skipped, one with a model archive is only evaluated, one with a
-# serialization directory goes on where it stopped (`allennlp train --recover`, the same overrides), unless it
-# was trained with another version of the row's config (then the script stops and says so). Run it on a
-# quiet machine (one training at a time; the epochs' durations go into the JSON).
+# Resumable: a row with its results JSON is skipped, one whose training finished (its archive and metrics.json)
+# is only evaluated, one with a serialization directory goes on where it stopped (`allennlp train --recover`,
+# the same overrides), unless it was trained with another version of the row's config (then the script stops
+# and says so). Run it on a quiet machine (one training at a time; the epochs' durations go into the JSON).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -52,7 +52,9 @@ for entry in ${ROWS:-$ALL_ROWS}; do
     # a directory left by an older version of the row's config is not this row's run
     "$PYTHON" -c 'import sys; from seqgraph_experiments.enhanced_eval import check_run; check_run(sys.argv[1:])' \
         "$serialization" "training_config/$row.jsonnet" "$overrides"
-    if [ ! -f "$serialization/model.tar.gz" ]; then
+    # a finished training leaves metrics.json beside its archive; an interrupted one (Ctrl-C, SIGTERM) an
+    # archive of its best epoch so far without it, and goes on
+    if [ ! -f "$serialization/model.tar.gz" ] || [ ! -f "$serialization/metrics.json" ]; then
         recover=()
         [ -d "$serialization" ] && recover=(--recover)
         echo "$name: training (${recover[*]:-new}) with $overrides"

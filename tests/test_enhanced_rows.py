@@ -55,6 +55,9 @@ def test_a_started_row_recovers_a_trained_one_is_only_evaluated_and_a_done_one_i
     (tmp_path / "runs" / "coach_valid_enhanced").mkdir(parents=True)
     (tmp_path / "runs" / "graph_parser_enhanced").mkdir(parents=True)
     (tmp_path / "runs" / "graph_parser_enhanced" / "model.tar.gz").write_text("")
+    (tmp_path / "runs" / "graph_parser_enhanced" / "metrics.json").write_text("{}")
+    # interrupted: an archive of its best epoch so far, no metrics.json
+    (tmp_path / "runs" / "coach_valid_enhanced" / "model.tar.gz").write_text("")
     (tmp_path / "results").mkdir()
     (tmp_path / "results" / "coach_valid_mpnet_enhanced.json").write_text("{}")
     output, calls, checks = run_queue(tmp_path, "coach_valid_mpnet_enhanced:0 coach_valid_enhanced:0 graph_parser_enhanced:0")
