@@ -7,7 +7,7 @@ from allennlp.modules.matrix_attention.bilinear_matrix_attention import Bilinear
 from allennlp.nn.util import get_text_field_mask, min_value_of_dtype
 from allennlp_models.structured_prediction.models.graph_parser import GraphParser
 
-from seqgraph_allennlp.modules.bilinear import MatmulBilinear
+from seqgraph_allennlp.modules.bilinear import outer_product_bilinear
 from seqgraph_allennlp.modules.initialization import LoadedWithoutInit
 from seqgraph_allennlp.structs.tree import is_root_relation, mst_decode, pair_mask, root_label_support
 from seqgraph_allennlp.training.attachment_scores import (
@@ -196,9 +196,8 @@ class EnhancedGraphParser(LoadedWithoutInit, GraphParser):
         sentence `batch_index[i]` (each `(num_edges,)`), the entries `[b, heads[i], dependents[i], :]` of
         graph_parser's `(batch_size, V, V, num_labels)` tensor without the other pairs.
         """
-        weight = self.tag_bilinear._weight_matrix
-        logits = MatmulBilinear._outer_products(
-            head_tag[batch_index, heads], child_tag[batch_index, dependents], weight
+        logits = outer_product_bilinear(
+            head_tag[batch_index, heads], child_tag[batch_index, dependents], self.tag_bilinear._weight_matrix
         )
         return logits + self.tag_bilinear._bias
 
@@ -249,7 +248,7 @@ class EnhancedGraphParser(LoadedWithoutInit, GraphParser):
         batch_index, heads, dependents = edges.nonzero(as_tuple=True)
         logits = self._edge_label_logits(head_tag, child_tag, batch_index, heads, dependents)
         unpredictable = self._unpredictable_enhanced | ~root_label_support(heads, self._root_enhanced)
-        labels = torch.full_like(tree_heads, -1).unsqueeze(1).repeat(1, num_nodes, 1)
+        labels = torch.full_like(edges, -1, dtype=torch.long)
         labels[batch_index, heads, dependents] = logits.masked_fill(unpredictable, float("-inf")).argmax(dim=-1)
         return edge_probs, labels
 

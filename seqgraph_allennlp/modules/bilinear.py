@@ -4,6 +4,27 @@ from allennlp.modules.matrix_attention import BilinearMatrixAttention
 from seqgraph_allennlp.modules.precision import Bfloat16Options
 
 
+def outer_product_bilinear(
+    first: torch.Tensor, second: torch.Tensor, weight: torch.Tensor, chunk: int = 512
+) -> torch.Tensor:
+    """
+    `y_l = x1 W_l x2` for each row of `first` `(n, in1)` and `second` `(n, in2)` and each `W_l` of `weight`
+    `(out, in1, in2)`: `(n, out)`, computed as `(x1 outer x2) W^T` with `W` viewed as one `(out, in1 * in2)`
+    matrix. For many outputs (the enhanced labels, ~380 on EWT, against 100 x 100 inputs) the `(n, out, in2)`
+    intermediate of the other way is several times the size of the `(n, in1 * in2)` outer products, and its
+    per-row matrix-vector products are bound by memory, where this is one matrix product per chunk of rows
+    (about 2x as fast on EWT's enhanced labels). The chunks bound the outer products' memory.
+    """
+    num_out, in1, in2 = weight.shape
+    weight = weight.reshape(num_out, in1 * in2).t()
+    outputs = [
+        (first[start:start + chunk].unsqueeze(2) * second[start:start + chunk].unsqueeze(1)).reshape(-1, in1 * in2)
+        @ weight
+        for start in range(0, first.size(0), chunk)
+    ]
+    return torch.cat(outputs) if outputs else first.new_zeros(0, num_out)
+
+
 class MatmulBilinear(torch.nn.Bilinear):
     """
     `torch.nn.Bilinear` (same parameters, same result) computed with two matrix products.
@@ -41,7 +62,7 @@ class MatmulBilinear(torch.nn.Bilinear):
         if self._bfloat16.active(self.training, input1.device):
             first, second, weight = first.bfloat16(), second.bfloat16(), weight.bfloat16()
         if num_out > in1:
-            output = self._outer_products(first, second, weight)
+            output = outer_product_bilinear(first, second, weight)
         else:
             # shape (n, out, in2)
             left = (first @ weight.transpose(0, 1).reshape(in1, num_out * in2)).view(-1, num_out, in2)
@@ -51,26 +72,6 @@ class MatmulBilinear(torch.nn.Bilinear):
         if self.bias is not None:
             output = output + self.bias
         return output.view(*leading, num_out)
-
-    @staticmethod
-    def _outer_products(
-        first: torch.Tensor, second: torch.Tensor, weight: torch.Tensor, chunk: int = 512
-    ) -> torch.Tensor:
-        """
-        `(n, out)` as `(x1 outer x2) W^T` with `W` viewed as one `(out, in1 * in2)` matrix: for many outputs
-        (the enhanced labels, ~380 on EWT, against 100 x 100 inputs) the `(n, out, in2)` intermediate of the
-        other way is several times the size of the `(n, in1 * in2)` outer products, and its per-row matrix-vector
-        products are bound by memory, where this is one matrix product per chunk of rows (about 2x as fast on
-        EWT's enhanced labels). The chunks bound the outer products' memory.
-        """
-        num_out, in1, in2 = weight.shape
-        weight = weight.reshape(num_out, in1 * in2).t()
-        outputs = [
-            (first[start:start + chunk].unsqueeze(2) * second[start:start + chunk].unsqueeze(1)).reshape(-1, in1 * in2)
-            @ weight
-            for start in range(0, first.size(0), chunk)
-        ]
-        return torch.cat(outputs) if outputs else first.new_zeros(0, num_out)
 
 
 class MatmulBilinearMatrixAttention(BilinearMatrixAttention):
