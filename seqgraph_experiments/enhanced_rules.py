@@ -24,7 +24,6 @@ Measurements:
 The basic relations whose subtypes are not lexical are the DEPREL values of EWT train (what the model's
 "head_tags" vocabulary holds, and what the predictor passes).
 """
-import gzip
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -41,7 +40,7 @@ from seqgraph_allennlp.common.enhanced_rules import (
 from seqgraph_allennlp.common.scoring import enhanced_scores
 from seqgraph_experiments import RESULTS, ROOT
 from seqgraph_experiments.provenance import sha256, stamp
-from seqgraph_experiments.results import read_json, write_json
+from seqgraph_experiments.results import decompressed, read_json, write_json
 
 TREEBANK = ROOT / "data" / "UD_English-EWT"
 SPLITS = {split: TREEBANK / f"en_ewt-ud-{split}.conllu" for split in ("train", "dev", "test")}
@@ -112,8 +111,7 @@ def apply_rules(predicted: Path, output: Path, basic: Set[str], fill: bool, only
 
 
 def on_prediction(packed: Path, basic: Set[str], directory: Path) -> Dict[str, Dict[str, float]]:
-    plain = directory / packed.name.replace(".gz", "")
-    plain.write_bytes(gzip.decompress(packed.read_bytes()))
+    plain = decompressed(packed, directory)
     rows = {"none": enhanced_scores(str(SPLITS["test"]), str(plain))}
     for name, (fill, only_subtyped, drop) in VARIANTS.items():
         output = directory / f"{name}.{plain.name}"

@@ -3,6 +3,7 @@ Where results live and how they are written: one JSON per training run under res
 (`runner`), one per analysis under results/<kind>/<name>.json with its figure in docs/ (`save_analysis`),
 the benchmarks' under results/benchmarks/. JSON files are written by the tools, never by hand.
 """
+import gzip
 import json
 from pathlib import Path
 from typing import Callable, Dict, List, Tuple
@@ -20,6 +21,18 @@ def write_json(path: Path, data: Dict) -> Path:
 
 def read_json(path: Path) -> Dict:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def decompressed(predicted: Path, directory: Path) -> Path:
+    """
+    `predicted` itself, or for a gzipped file (a committed prediction, `results/<section>/<run>.test.conllu.gz`)
+    its decompressed copy in `directory`.
+    """
+    if predicted.suffix != ".gz":
+        return predicted
+    plain = directory / predicted.name.replace(".gz", "")
+    plain.write_bytes(gzip.decompress(predicted.read_bytes()))
+    return plain
 
 
 def section_of(result: Dict) -> str:

@@ -14,7 +14,6 @@ word is exactly what the constrained parser writes, and its LAS does not move. F
 to 0 becomes `root` (right exactly where the gold head is 0, then LAS gains it); one labelled `root` under
 another word gets its best other label, which the file does not hold (LAS can gain at most that word).
 """
-import gzip
 import tempfile
 from pathlib import Path
 from typing import Dict
@@ -22,7 +21,7 @@ from typing import Dict
 from seqgraph_allennlp.common.conllu import read_sentences
 from seqgraph_experiments import RESULTS, ROOT
 from seqgraph_experiments.provenance import sha256, stamp
-from seqgraph_experiments.results import write_json
+from seqgraph_experiments.results import decompressed, write_json
 
 GOLD = ROOT / "data" / "UD_English-EWT" / "en_ewt-ud-test.conllu"
 OUT = RESULTS / "ewt_converged" / "root_labels.json"
@@ -30,8 +29,7 @@ OUT = RESULTS / "ewt_converged" / "root_labels.json"
 
 def broken_words(packed: Path, directory: Path, gold_path: Path = GOLD) -> Dict[str, int]:
     """The words of a gzipped prediction of `gold_path` whose label breaks the constraint, by kind."""
-    plain = directory / packed.name.replace(".gz", "")
-    plain.write_bytes(gzip.decompress(packed.read_bytes()))
+    plain = decompressed(packed, directory)
     counts = {"words": 0, "attached_to_0_not_root": 0, "of_which_gold_head_0": 0, "root_under_a_word": 0}
     for gold, predicted in zip(read_sentences(str(gold_path)), read_sentences(str(plain))):
         for gold_word, word in zip(gold.words, predicted.words):

@@ -15,7 +15,6 @@ labels on the tree edges, and with the gold labels there). Writes results/enhanc
 Scored by `seqgraph_allennlp.common.scoring.enhanced_scores` (udeval, empty nodes collapsed on both sides)
 against the project's copy of EWT test (data/UD_English-EWT), with each tree's own UAS and LAS beside.
 """
-import gzip
 import tempfile
 from pathlib import Path
 from typing import Dict
@@ -25,7 +24,7 @@ from seqgraph_allennlp.common.enhanced import enhanced_graph
 from seqgraph_allennlp.common.scoring import enhanced_scores, official_scores
 from seqgraph_experiments import RESULTS, ROOT
 from seqgraph_experiments.provenance import sha256, stamp
-from seqgraph_experiments.results import write_json
+from seqgraph_experiments.results import decompressed, write_json
 
 GOLD = ROOT / "data" / "UD_English-EWT" / "en_ewt-ud-test.conllu"
 PREDICTIONS = RESULTS / "ewt_converged"
@@ -110,15 +109,6 @@ def perfect_graph_phase(predicted: Path, output: Path, gold_tree_labels: bool) -
                     kept.setdefault(head, label)
                 graph.append(sorted(kept.items()))
             out.write(format_sentence(sentence, sentence.heads, sentence.deprels, deps=graph))
-
-
-def decompressed(predicted: Path, directory: Path) -> Path:
-    """`predicted` itself, or for a `.gz` file its decompressed copy in `directory`."""
-    if predicted.suffix != ".gz":
-        return predicted
-    plain = directory / predicted.name.replace(".gz", "")
-    plain.write_bytes(gzip.decompress(predicted.read_bytes()))
-    return plain
 
 
 def graph_scores(predicted: Path) -> Dict[str, float]:
