@@ -1098,6 +1098,49 @@ def bf16_labels() -> str:
             "(`results/benchmarks/bf16_labels_enhanced.json`)")
 
 
+def train_pass_enhanced() -> Dict[str, List[Dict]]:
+    result = load("benchmarks/train_pass_enhanced_2026-11-27.json")
+    by_code: Dict[str, List[Dict]] = {}
+    for row in result["rows"]:
+        by_code.setdefault(row["code"].split(" ")[0], []).append(row)
+    return by_code
+
+
+def train_pass_estimates(rows: List[Dict]) -> str:
+    return " / ".join(f"{row['training_pass_estimate_minutes']:.2f}" for row in rows)
+
+
+def train_pass_longest(rows: List[Dict]) -> str:
+    return " / ".join(f"{row['longest_seconds']:.1f}" for row in rows)
+
+
+def train_pass_bias() -> str:
+    rows = train_pass_enhanced()
+    before, after = rows["04a3c54"], rows["add_bias=False"]
+    return (f"The training pass estimate (`profile_train.py --every 24 --tail 3`, rounds 1 / 2 / 3) went from "
+            f"{train_pass_estimates(before)} min to {train_pass_estimates(after)} min, inside the rounds' spread; "
+            f"the 3 longest batches from {train_pass_longest(before)} s to {train_pass_longest(after)} s")
+
+
+def train_pass_labels() -> str:
+    rows = train_pass_enhanced()
+    plain, labels = rows["add_bias=False"], rows["the"]
+    ratio = statistics.mean(row["training_pass_estimate_minutes"] for row in labels[1:]) / statistics.mean(
+        row["training_pass_estimate_minutes"] for row in plain[1:])
+    return (f"With it the estimate was {train_pass_estimates(labels)} min against {train_pass_estimates(plain)} "
+            f"without, rounds 1 / 2 / 3 ({ratio:.2f} of the time in rounds 2 and 3; in round 1 the float32 "
+            "settings were slower than in the later rounds)")
+
+
+def train_pass_epoch() -> str:
+    result = load("benchmarks/train_pass_enhanced_2026-11-27.json")
+    subset, elas = result["real_epoch_seconds_subset_6_epochs"], result["subset_dev_ELAS"]
+    return (f"one epoch of `allennlp train` on all of EWT train took {result['real_epoch_seconds_full_train_after_add_bias']:.0f} s "
+            f"with validation (label products in float32, as shipped); six epochs on its first 1,600 sentences "
+            f"{min(subset):.1f} to {max(subset):.1f} s each while dev ELAS rose from {100 * elas[0]:.1f} to "
+            f"{100 * elas[-1]:.1f}: the epoch's time does not grow as the model learns")
+
+
 QUOTES.append((ENHANCED, readme_enhanced_rules))
 QUOTES.append((ENHANCED, bf16_labels))
 QUOTES.append((ENHANCED, separate_graph_scores_screen))
@@ -1105,6 +1148,9 @@ QUOTES.append((ENHANCED, separate_graph_scores_converged))
 QUOTES.append((ENHANCED, separate_graph_scores_without))
 QUOTES.append((ENHANCED, separate_graph_scores_stop_bias))
 QUOTES.append((ENHANCED, separate_graph_scores_epochs30))
+QUOTES.append((BENCHMARKS, train_pass_bias))
+QUOTES.append((BENCHMARKS, train_pass_labels))
+QUOTES.append((BENCHMARKS, train_pass_epoch))
 
 
 def quote_id(index: int) -> str:

@@ -183,6 +183,32 @@ def test_matmul_bilinear_bfloat16_inference_is_close_to_float32_and_leaves_train
     assert torch.equal(actual, expected) != native_bfloat16(left.device)
 
 
+@pytest.mark.parametrize("num_out", [3, 12])
+def test_matmul_bilinear_bfloat16_training_is_close_to_float32_with_float32_gradients(num_out):
+    from seqgraph_allennlp.modules.precision import native_bfloat16
+
+    torch.manual_seed(7)
+    plain = MatmulBilinear(7, 5, num_out)
+    fast = MatmulBilinear(7, 5, num_out, bfloat16_training=True)
+    fast.load_state_dict(plain.state_dict())
+    left, right = torch.randn(2, 9, 7, requires_grad=True), torch.randn(2, 9, 5, requires_grad=True)
+    expected, actual = plain(left, right), fast(left, right)
+    assert actual.dtype == torch.float32 and actual.shape == (2, 9, num_out)
+    torch.testing.assert_close(actual, expected, rtol=0, atol=0.1)
+    assert torch.equal(actual, expected) != native_bfloat16(left.device)
+    upstream = torch.randn(2, 9, num_out)
+    gradients = torch.autograd.grad((actual * upstream).sum(), [left, right, fast.weight, fast.bias])
+    reference = torch.autograd.grad((expected * upstream).sum(), [left, right, plain.weight, plain.bias])
+    for gradient, reference_gradient in zip(gradients, reference):
+        # the parameters' gradients are float32 (the optimiser's state stays float32)
+        assert gradient.dtype == torch.float32
+        # a gradient of 18 rows' bfloat16 products: a few per cent of its scale
+        torch.testing.assert_close(gradient, reference_gradient, rtol=0, atol=0.05 * reference_gradient.abs().max())
+    # outside training: float32 (the inference option is off)
+    plain.eval()
+    fast.eval()
+    assert torch.equal(fast(left, right), plain(left, right))
+
 @pytest.mark.parametrize("use_input_biases", [True, False])
 def test_matmul_bilinear_matrix_attention_equals_allennlps(use_input_biases):
     torch.manual_seed(5)
@@ -202,6 +228,26 @@ def test_matmul_bilinear_matrix_attention_equals_allennlps(use_input_biases):
     )
     for gradient, expected_gradient in zip(gradients, expected):
         torch.testing.assert_close(gradient, expected_gradient)
+
+
+def test_matmul_bilinear_matrix_attention_without_bias_equals_allennlps_with_its_zero_bias():
+    torch.manual_seed(8)
+    reference = BilinearMatrixAttention(7, 5, use_input_biases=True)
+    fast = MatmulBilinearMatrixAttention(7, 5, use_input_biases=True, add_bias=False)
+    # an archive's state dict loads either way; the bias starts at zero and is never trained
+    fast.load_state_dict(reference.state_dict())
+    assert fast._bias.item() == 0.0 and not fast._bias.requires_grad
+    left, right = torch.randn(3, 4, 7, requires_grad=True), torch.randn(3, 6, 5, requires_grad=True)
+    scores = fast(left, right)
+    torch.testing.assert_close(scores, reference(left, right))
+    gradients = torch.autograd.grad(scores.pow(2).sum(), [left, right, fast._weight_matrix])
+    expected = torch.autograd.grad(reference(left, right).pow(2).sum(), [left, right, reference._weight_matrix])
+    for gradient, expected_gradient in zip(gradients, expected):
+        torch.testing.assert_close(gradient, expected_gradient)
+    # a bias that were set is not added: the scores are those of a zero bias
+    with torch.no_grad():
+        fast._bias.fill_(3.0)
+    torch.testing.assert_close(fast(left, right), scores)
 
 
 def test_matmul_bilinear_matrix_attention_with_labels_takes_allennlps_path():

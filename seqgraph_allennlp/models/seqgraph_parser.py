@@ -273,9 +273,11 @@ class SeqGraphParser(LoadedWithoutInit, Model):
         `predict_enhanced`): `G_0` is a biaffine of its own head and dependent MLPs over the encoded nodes,
         trained by the graph states alone. Without it the tree states' KL pushes down every edge that is
         not in the gold tree, the gold extra edges too, in the scores that the graph phase then reads.
+    label_bfloat16_training : `bool`, optional (default = `False`)
+        In training, the label classifiers' bilinear products (basic and enhanced labels) in bfloat16 where
+        the CPU has it natively (`MatmulBilinear`, `modules.precision`); weights and gradients stay float32.
     label_bfloat16_inference : `bool`, optional (default = `False`)
-        Outside training, the label classifiers' bilinear products (basic and enhanced labels) in bfloat16
-        where the CPU has it natively (`MatmulBilinear`, `modules.precision`).
+        The same outside training (parsing, validation).
     initializer : `InitializerApplicator`, optional
     """
 
@@ -305,6 +307,7 @@ class SeqGraphParser(LoadedWithoutInit, Model):
         max_extra_edges: Optional[int] = None,
         stop_bias: float = 0.0,
         separate_graph_scores: bool = False,
+        label_bfloat16_training: bool = False,
         label_bfloat16_inference: bool = False,
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs,
@@ -376,8 +379,11 @@ class SeqGraphParser(LoadedWithoutInit, Model):
                 encoder_dim, 1, tag_representation_dim, Activation.by_name("elu")()
             )
             self.dependent_tag_feedforward = copy.deepcopy(self.head_tag_feedforward)
+            label_precision = dict(
+                bfloat16_training=label_bfloat16_training, bfloat16_inference=label_bfloat16_inference
+            )
             self.tag_bilinear = MatmulBilinear(
-                tag_representation_dim, tag_representation_dim, num_labels, bfloat16_inference=label_bfloat16_inference
+                tag_representation_dim, tag_representation_dim, num_labels, **label_precision
             )
             labels = [vocab.get_token_from_index(index, "head_tags") for index in range(num_labels)]
             # a "head_tags" namespace with padding and unknown entries (see training_config/common.libsonnet)
@@ -429,7 +435,7 @@ class SeqGraphParser(LoadedWithoutInit, Model):
                 tag_representation_dim,
                 tag_representation_dim,
                 len(enhanced_labels),
-                bfloat16_inference=label_bfloat16_inference,
+                **label_precision,
             )
             self.register_buffer(
                 "_unpredictable_enhanced",

@@ -1,5 +1,8 @@
+from typing import Optional
+
 import torch
 from allennlp.modules.matrix_attention import BilinearMatrixAttention
+from allennlp.nn import Activation
 
 from seqgraph_allennlp.modules.precision import Bfloat16Options
 
@@ -37,10 +40,12 @@ class MatmulBilinear(torch.nn.Bilinear):
     # Parameters
 
     in1_features, in2_features, out_features, bias : as `torch.nn.Bilinear`.
+    bfloat16_training : `bool`, optional (default = `False`)
+        In training, compute the products in bfloat16 where the CPU has it natively (`modules.precision`):
+        the inputs, weight and products are rounded to bfloat16, the result is float32, and the weight's
+        gradient comes back float32 through the cast.
     bfloat16_inference : `bool`, optional (default = `False`)
-        Outside training, compute the products in bfloat16 where the CPU has it natively
-        (`modules.precision`); the inputs, weight and products are rounded to bfloat16, the result is
-        float32. Training always computes in float32.
+        The same outside training.
     """
 
     def __init__(
@@ -49,10 +54,11 @@ class MatmulBilinear(torch.nn.Bilinear):
         in2_features: int,
         out_features: int,
         bias: bool = True,
+        bfloat16_training: bool = False,
         bfloat16_inference: bool = False,
     ) -> None:
         super().__init__(in1_features, in2_features, out_features, bias)
-        self._bfloat16 = Bfloat16Options(inference=bfloat16_inference)
+        self._bfloat16 = Bfloat16Options(training=bfloat16_training, inference=bfloat16_inference)
 
     def forward(self, input1: torch.Tensor, input2: torch.Tensor) -> torch.Tensor:
         leading = input1.shape[:-1]
@@ -85,7 +91,30 @@ class MatmulBilinearMatrixAttention(BilinearMatrixAttention):
     cores (docs/BENCHMARKS.md). Here the left product is one `(batch_size * V, d) x (d, d)` matrix product,
     whose weight gradient is a single matrix product. A weight with several labels (`label_dim > 1`) takes
     the original's path.
+
+    # Parameters
+
+    matrix_1_dim, matrix_2_dim, activation, use_input_biases, label_dim : as `BilinearMatrixAttention`.
+    add_bias : `bool`, optional (default = `True`)
+        `False`: the scalar bias is never added, and stays zero (never trained; kept as a parameter so that
+        archives load either way). A constant on every score cancels in any softmax over them; for the
+        recurrent weight's score updates of all roll-in states, `(n, V, V)` each, adding it cost more than
+        the two matrix products (a float32 pass over bfloat16 products under autocast).
     """
+
+    def __init__(
+        self,
+        matrix_1_dim: int,
+        matrix_2_dim: int,
+        activation: Optional[Activation] = None,
+        use_input_biases: bool = False,
+        label_dim: int = 1,
+        add_bias: bool = True,
+    ) -> None:
+        super().__init__(matrix_1_dim, matrix_2_dim, activation, use_input_biases, label_dim)
+        self._add_bias = add_bias
+        if not add_bias:
+            self._bias.requires_grad_(False)
 
     def forward(self, matrix_1: torch.Tensor, matrix_2: torch.Tensor) -> torch.Tensor:
         weight = self._weight_matrix
@@ -98,4 +127,4 @@ class MatmulBilinearMatrixAttention(BilinearMatrixAttention):
         intermediate = torch.matmul(matrix_1, weight)
         # shape (batch_size, V_1, V_2)
         final = torch.matmul(intermediate, matrix_2.transpose(-1, -2))
-        return self._activation(final + self._bias)
+        return self._activation(final + self._bias if self._add_bias else final)

@@ -3,7 +3,8 @@ The package's one precision policy: where a module computes in bfloat16. Three m
 each its own because each was measured on its own (speed and accuracy, docs/BENCHMARKS.md and
 docs/RESULTS.md): the encoder (`fused_bilstm`: `bfloat16_training`, `bfloat16_inference`), the recurrent
 weight model (`recurrent_weight`: the same two names) and the label classifiers' bilinear products
-(`bilinear.MatmulBilinear`: `bfloat16_inference` only; the parser's `label_bfloat16_inference`). What those
+(`bilinear.MatmulBilinear`: the same two names; the parser's `label_bfloat16_training` and
+`label_bfloat16_inference`). What those
 options mean is decided here only:
 
 * bfloat16 is used in the module's current mode (training or not) when that mode's option is on, and only on

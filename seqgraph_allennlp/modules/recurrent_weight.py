@@ -83,9 +83,8 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         self.initial_hidden = torch.nn.Linear(encoder_dim, hidden_dim)
         self.cell = torch.nn.LSTMCell(input_dim, hidden_dim)
         self.weight_generator = torch.nn.Linear(hidden_dim, position_dim * weight_dim)
-        self.attention = MatmulBilinearMatrixAttention(weight_dim, weight_dim, use_input_biases=True)
-        # a constant added to every edge score cancels in the softmax over all edges: never trained
-        self.attention._bias.requires_grad_(False)
+        # a constant added to every edge score cancels in the softmax over all edges: never added
+        self.attention = MatmulBilinearMatrixAttention(weight_dim, weight_dim, use_input_biases=True, add_bias=False)
         with torch.no_grad():
             self.attention._weight_matrix.zero_()
 
