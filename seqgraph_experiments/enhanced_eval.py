@@ -218,6 +218,8 @@ def evaluate(serialization_dir: Path, row: str, seed: int, dev: Path, test: Path
     tree_copy(predictions["test"], tree_copy_path)
     own_tree_copy = enhanced_scores(str(test), str(tree_copy_path))
     kept = gzip_file(predictions["test"], out_dir / f"{run_id}.test.conllu.gz")
+    # kept too, so that changed rules can be applied to the model's own graph once the model is gone
+    kept_without_rules = gzip_file(without_rules, out_dir / f"{run_id}.test_without_rules.conllu.gz")
     test_sentences = count_sentences(test)
 
     splits = {}
@@ -269,6 +271,7 @@ def evaluate(serialization_dir: Path, row: str, seed: int, dev: Path, test: Path
             "note": "ELAS, EULAS of the same model's test prediction without the predictor's rules over the graph "
                     f"(--predictor-args {json.dumps(NO_RULES)}); the row's scores have them (its defaults)",
             **test_without_rules,
+            "predictions": {"path": shown(kept_without_rules), "sha256": sha256(kept_without_rules)},
         },
         "parse": {
             "seconds": seconds,

@@ -74,8 +74,15 @@ def test_scores_are_the_scorers_of_its_own_prediction(evaluated, tmp_path):
     assert own == enhanced_scores(str(TEST), str(copy))
     # the kept prediction has the predictor's rules over the graph; the model's own graph is scored beside
     assert result["rules"] == {"lexical_labels": "filled", "drop_ref_tree_edges": True}
-    without = {name: value for name, value in result["test_without_rules"].items() if name != "note"}
+    without = {name: value for name, value in result["test_without_rules"].items()
+               if name not in ("note", "predictions")}
     assert without == enhanced_scores(str(TEST), str(evaluated["work"] / "test_predictions_without_rules.conllu"))
+    # that prediction is kept beside the row's, gzipped, for rules changed after the model is gone
+    kept_without = evaluated["results"] / "enhanced" / f"{ROW}.test_without_rules.conllu.gz"
+    kept_record = result["test_without_rules"]["predictions"]
+    assert kept_record["path"].endswith(kept_without.name) and kept_record["sha256"] == sha256(kept_without)
+    assert gzip.decompress(kept_without.read_bytes()).decode() == (
+        evaluated["work"] / "test_predictions_without_rules.conllu").read_text()
 
 
 def test_records_the_training_and_the_budget(evaluated):
