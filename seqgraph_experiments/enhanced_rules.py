@@ -13,17 +13,18 @@ Measurements:
   fraction of the edges of the five relations that get their gold label back; (b) the words whose gold tree
   edge is not an enhanced edge, and how many of them the `ref` rule finds (their gold graph has `ref`). What
   the rules get right, whatever the parser;
-* **on a parser's output**: each committed test prediction of results/enhanced/ made without the rules (every
-  prediction written before they existed), scored as it is (`none`), with the lexical labels filled from its own
-  predicted tree (`filled`; `filled_only_subtyped`: only where the model gave a subtype), with the `ref` rule
-  (`ref_dropped`), and with both, as the predictor does by default (`filled_ref_dropped`); for a row that
-  `enhanced_eval` predicted with the rules (the predictor's default), its two scores (`test`, and
-  `test_without_rules` of a second prediction without them). ELAS and EULAS by udeval with empty nodes
+* **on a parser's output**: each committed test prediction of results/enhanced/ made without the rules (a
+  row's `test_without_rules.predictions`, kept by `enhanced_eval` since 2026-11-27, or a prediction written
+  before the rules existed), scored as it is (`none`), with the lexical labels filled from its own predicted
+  tree (`filled`; `filled_only_subtyped`: only where the model gave a subtype), with the `ref` rule
+  (`ref_dropped`), and with both, as the predictor does by default (`filled_ref_dropped`); for a row whose
+  prediction without the rules was not kept, its two scores (`test`, and `test_without_rules`). ELAS and EULAS by udeval with empty nodes
   collapsed on both sides (`seqgraph_allennlp.common.scoring.enhanced_scores`).
 
 The basic relations whose subtypes are not lexical are the DEPREL values of EWT train (what the model's
 "head_tags" vocabulary holds, and what the predictor passes).
 """
+import argparse
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -121,6 +122,7 @@ def on_prediction(packed: Path, basic: Set[str], directory: Path) -> Dict[str, D
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     basic = basic_relations(SPLITS["train"])
     gold = {split: rules_on_gold(path, basic) for split, path in SPLITS.items()}
     predictions = {}
@@ -130,8 +132,15 @@ def main() -> None:
             if result.get("kind") != "enhanced_eval":
                 continue
             packed = ROOT / result["test_predictions"]["path"]
+            raw = result.get("test_without_rules", {}).get("predictions")
+            rules = result.get("rules", "none")
             if "rules" not in result:
                 rows = on_prediction(packed, basic, Path(directory))
+            elif raw is not None:
+                # the model's own graph was kept too: every variant, from it
+                packed = ROOT / raw["path"]
+                rows = on_prediction(packed, basic, Path(directory))
+                rules = "none"
             else:
                 # predicted with the rules by the predictor; enhanced_eval scored a prediction without them too
                 none = result["test_without_rules"]
@@ -139,7 +148,7 @@ def main() -> None:
                         "filled_ref_dropped": {name: result["test"][name] for name in ("ELAS", "EULAS")}}
             predictions[record.stem] = {
                 "prediction": {"path": str(packed.relative_to(ROOT)), "sha256": sha256(packed),
-                               "rules": result.get("rules", "none")},
+                               "rules": rules},
                 **rows,
             }
     write_json(OUT, {

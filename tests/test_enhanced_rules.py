@@ -41,6 +41,20 @@ def test_case_marker_and_fixed_expression():
     assert fill(rows, graph, only_subtyped=True)[3] == [(1, "obl:in")]
 
 
+def test_of_several_markers_the_nearest_before_the_word():
+    # "jumped out of the box": two case markers, the label takes the nearer
+    rows = [("jumped", "jump", 0, "root"), ("out", "out", 5, "case"), ("of", "of", 5, "case"), ("the", "the", 5, "det"),
+            ("box", "box", 1, "obl")]
+    graph = [[(0, "root")], [(5, "case")], [(5, "case")], [(5, "det")], [(1, "obl")]]
+    assert fill(rows, graph)[4] == [(1, "obl:of")]
+    # a marker after the word only when none comes before it ("two years ago" style)
+    rows = [("left", "leave", 0, "root"), ("years", "year", 1, "obl"), ("ago", "ago", 2, "case")]
+    assert fill(rows, [[(0, "root")], [(1, "obl")], [(2, "case")]])[1] == [(1, "obl:ago")]
+    rows = [("left", "leave", 0, "root"), ("in", "in", 3, "case"), ("years", "year", 1, "obl"),
+            ("ago", "ago", 3, "case")]
+    assert fill(rows, [[(0, "root")], [(3, "case")], [(1, "obl")], [(3, "case")]])[2] == [(1, "obl:in")]
+
+
 def test_lemma_lower_cased_and_forms_when_no_lemma():
     rows = [("went", "go", 0, "root"), ("Into", "into", 3, "case"), ("town", "town", 1, "obl")]
     assert fill(rows, [[(0, "root")], [(3, "case")], [(1, "obl:to")]])[2] == [(1, "obl:into")]

@@ -11,6 +11,8 @@ TOOLS = [
     "seqgraph_experiments.bench_speed",
     "seqgraph_experiments.easy_first",
     "seqgraph_experiments.enhanced_errors",
+    "seqgraph_experiments.enhanced_rescore",
+    "seqgraph_experiments.enhanced_rules",
     "seqgraph_experiments.epoch_screen",
     "seqgraph_experiments.english_parse_speed",
     "seqgraph_experiments.feature_speed",

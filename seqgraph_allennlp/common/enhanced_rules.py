@@ -17,6 +17,8 @@ The rule, as UD English-EWT's enhanced layer is built (counted on its training s
   `conj:and` to B too);
 * a label whose subtype is a basic one (`nmod:poss`, `obl:unmarked`, `acl:relcl`: the basic relations given)
   is left alone, as are collapsed paths (`conj>nsubj`);
+* of several markers of one kind, the nearest before the word (`out of the box`: `obl:of`; `based on`:
+  `obl:on`), else the first after it;
 * a word with no marker keeps its label.
 """
 from typing import Dict, List, Optional, Sequence, Set
@@ -85,7 +87,10 @@ def fill_lexical_labels(
         for kind in kinds:
             found = [child for child in children[word] if universal_relation(padded_relations[child]) == kind]
             if found:
-                return marker_text(found[0], padded_forms, padded_lemmas, children, padded_relations)
+                # children are in word order: the last before the word is the nearest to it
+                before = [child for child in found if child < word]
+                chosen = before[-1] if before else found[0]
+                return marker_text(chosen, padded_forms, padded_lemmas, children, padded_relations)
         return None
 
     filled: EnhancedGraph = []
