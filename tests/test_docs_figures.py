@@ -1108,10 +1108,10 @@ def bf16_labels() -> str:
 
 def train_pass_enhanced() -> Dict[str, List[Dict]]:
     result = load("benchmarks/train_pass_enhanced_2026-11-27.json")
-    by_code: Dict[str, List[Dict]] = {}
+    by_setting: Dict[str, List[Dict]] = {}
     for row in result["rows"]:
-        by_code.setdefault(row["code"].split(" ")[0], []).append(row)
-    return by_code
+        by_setting.setdefault(row["setting"], []).append(row)
+    return by_setting
 
 
 def train_pass_estimates(rows: List[Dict]) -> str:
@@ -1124,7 +1124,7 @@ def train_pass_longest(rows: List[Dict]) -> str:
 
 def train_pass_bias() -> str:
     rows = train_pass_enhanced()
-    before, after = rows["04a3c54"], rows["add_bias=False"]
+    before, after = rows["before"], rows["add_bias_false"]
     return (f"The training pass estimate (`profile_train.py --every 24 --tail 3`, rounds 1 / 2 / 3) went from "
             f"{train_pass_estimates(before)} min to {train_pass_estimates(after)} min, inside the rounds' spread; "
             f"the 3 longest batches from {train_pass_longest(before)} s to {train_pass_longest(after)} s")
@@ -1132,7 +1132,7 @@ def train_pass_bias() -> str:
 
 def train_pass_labels() -> str:
     rows = train_pass_enhanced()
-    plain, labels = rows["add_bias=False"], rows["the"]
+    plain, labels = rows["add_bias_false"], rows["label_bfloat16_training"]
     ratio = statistics.mean(row["training_pass_estimate_minutes"] for row in labels[1:]) / statistics.mean(
         row["training_pass_estimate_minutes"] for row in plain[1:])
     return (f"With it the estimate was {train_pass_estimates(labels)} min against {train_pass_estimates(plain)} "
