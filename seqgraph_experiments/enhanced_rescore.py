@@ -43,7 +43,8 @@ ENHANCED = RESULTS / "enhanced"
 def symbol_markers(predicted: Path) -> int:
     """
     Words of `predicted` whose graph has a relation with lexical subtypes and whose nearest marker before them
-    (of the relation's first marker kind that the word has) is not a word, while an earlier one is.
+    (of the relation's first marker kind that the word has before it) is not a word while another marker of
+    that kind comes before them too: where filling the kept prediction again can differ (a conservative count).
     """
     count = 0
     for sentence in read_sentences(str(predicted)):
@@ -70,12 +71,11 @@ def rescore(record: Path, basic: Set[str], directory: Path) -> Optional[Dict]:
     result = read_json(record)
     kept = ROOT / result["test_predictions"]["path"]
     raw_record = result.get("test_without_rules", {}).get("predictions")
-    source, symbols = ("raw", None) if raw_record else ("refilled", 0)
     for part in ("source", "kept", "out"):
         (directory / record.stem / part).mkdir(parents=True, exist_ok=True)
     graph_source = decompressed(ROOT / raw_record["path"] if raw_record else kept, directory / record.stem / "source")
-    if raw_record is None:
-        symbols = symbol_markers(graph_source)
+    source = "raw" if raw_record else "refilled"
+    symbols = None if raw_record else symbol_markers(graph_source)
     output = directory / record.stem / "out" / kept.name.replace(".gz", "")
     apply_rules(graph_source, output, basic, fill=True, only_subtyped=False, drop=True)
     old = decompressed(kept, directory / record.stem / "kept")

@@ -18,8 +18,8 @@ Measurements:
   before the rules existed), scored as it is (`none`), with the lexical labels filled from its own predicted
   tree (`filled`; `filled_only_subtyped`: only where the model gave a subtype), with the `ref` rule
   (`ref_dropped`), and with both, as the predictor does by default (`filled_ref_dropped`); for a row whose
-  prediction without the rules was not kept, its two scores (`test`, and `test_without_rules`). ELAS and EULAS by udeval with empty nodes
-  collapsed on both sides (`seqgraph_allennlp.common.scoring.enhanced_scores`).
+  prediction without the rules was not kept, its two scores (`test`, and `test_without_rules`). ELAS and
+  EULAS by udeval with empty nodes collapsed on both sides (`seqgraph_allennlp.common.scoring.enhanced_scores`).
 
 The basic relations whose subtypes are not lexical are the DEPREL values of EWT train (what the model's
 "head_tags" vocabulary holds, and what the predictor passes).

@@ -52,6 +52,21 @@ def marker_text(word: int, forms: Sequence[str], lemmas: Sequence[str], children
     return (forms[word] if lemma == "_" else lemma).lower()
 
 
+def marker_word(
+    word: int, kinds: Sequence[str], children: Sequence[List[int]], relations: Sequence[str]
+) -> Optional[int]:
+    """
+    The marker of `word` (indices from 1, the root 0): of its children with the first of `kinds` that it has,
+    the nearest before it, else the first after it; `None` without one. `children` in word order.
+    """
+    for kind in kinds:
+        found = [child for child in children[word] if universal_relation(relations[child]) == kind]
+        if found:
+            before = [child for child in found if child < word]
+            return before[-1] if before else found[0]
+    return None
+
+
 def fill_lexical_labels(
     forms: Sequence[str],
     lemmas: Sequence[str],
@@ -84,14 +99,8 @@ def fill_lexical_labels(
     padded_relations = ["_"] + list(relations)
 
     def marker(word: int, kinds: Sequence[str]) -> Optional[str]:
-        for kind in kinds:
-            found = [child for child in children[word] if universal_relation(padded_relations[child]) == kind]
-            if found:
-                # children are in word order: the last before the word is the nearest to it
-                before = [child for child in found if child < word]
-                chosen = before[-1] if before else found[0]
-                return marker_text(chosen, padded_forms, padded_lemmas, children, padded_relations)
-        return None
+        chosen = marker_word(word, kinds, children, padded_relations)
+        return None if chosen is None else marker_text(chosen, padded_forms, padded_lemmas, children, padded_relations)
 
     filled: EnhancedGraph = []
     for word, pairs in enumerate(graph, start=1):

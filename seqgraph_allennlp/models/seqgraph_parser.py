@@ -373,15 +373,14 @@ class SeqGraphParser(LoadedWithoutInit, Model):
         self.single_root = single_root
 
         self.predict_labels = predict_labels
+        # both label classifiers (basic and enhanced) compute alike
+        label_precision = dict(bfloat16_training=label_bfloat16_training, bfloat16_inference=label_bfloat16_inference)
         if predict_labels:
             num_labels = vocab.get_vocab_size("head_tags")
             self.head_tag_feedforward = FeedForward(
                 encoder_dim, 1, tag_representation_dim, Activation.by_name("elu")()
             )
             self.dependent_tag_feedforward = copy.deepcopy(self.head_tag_feedforward)
-            label_precision = dict(
-                bfloat16_training=label_bfloat16_training, bfloat16_inference=label_bfloat16_inference
-            )
             self.tag_bilinear = MatmulBilinear(
                 tag_representation_dim, tag_representation_dim, num_labels, **label_precision
             )
