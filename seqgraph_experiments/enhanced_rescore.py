@@ -16,7 +16,11 @@ The source of a row's graph:
   graph gives: over the gold graphs of EWT train, dev and test, with and without their lexical subtypes as the
   raw labels, no sentence differed (checked when the rule changed). One case can differ: a word whose new marker
   is a symbol (no subtype is written, so the old filled label stays instead of the model's own); such words are
-  counted (`symbol_markers`).
+  counted (`symbol_markers`). The same holds for a change that only finds markers where the old rule found none
+  or writes another text for the same marker word (2026-11-28: `when`/`where` for an unmarked `advcl`, a verb
+  marker's form, a conjunct's shared edge marked as its first conjunct): over the gold graphs of EWT dev and
+  test, with and without their lexical subtypes, filling the old rule's output gave what filling the raw graph
+  gives in every sentence.
 
 The row's JSON gets the new `test` ELAS and EULAS (UAS, LAS and CLAS read the basic tree, which the rules do not
 touch: checked equal), the new prediction's checksum, and a `rescored` entry with the scores before, the source,

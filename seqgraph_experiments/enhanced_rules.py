@@ -76,7 +76,7 @@ def rules_on_gold(path: Path, basic: Set[str]) -> Dict[str, float]:
         gold = enhanced_graph(sentence)
         stripped = [[(head, strip_lexical(label, basic)) for head, label in pairs] for pairs in gold]
         filled = fill_lexical_labels([w.form for w in words], [w.lemma for w in words], [w.head for w in words],
-                                     [w.deprel for w in words], stripped, basic)
+                                     [w.deprel for w in words], stripped, basic, upos=[w.upos for w in words])
         # the gold tree's edges added to the gold graph, as the parser's graph holds its tree
         with_tree = [sorted(set(pairs) | {(word.head, word.deprel)}) for word, pairs in zip(words, gold)]
         dropped = drop_replaced_tree_edges([w.head for w in words], with_tree)
@@ -105,7 +105,8 @@ def apply_rules(predicted: Path, output: Path, basic: Set[str], fill: bool, only
             graph = enhanced_graph(sentence)
             if fill:
                 graph = fill_lexical_labels([w.form for w in words], [w.lemma for w in words], sentence.heads,
-                                            sentence.deprels, graph, basic, only_subtyped)
+                                            sentence.deprels, graph, basic, only_subtyped,
+                                            upos=[w.upos for w in words])
             if drop:
                 graph = drop_replaced_tree_edges(sentence.heads, graph)
             out.write(format_sentence(sentence, sentence.heads, sentence.deprels, deps=graph))

@@ -136,6 +136,7 @@ def test_the_predictor_fills_the_labels_of_its_models_output(enhanced_model_arch
         expected = drop_replaced_tree_edges(heads, fill_lexical_labels(
             [word.form for word in sentence.words], [word.lemma for word in sentence.words], heads,
             [word.deprel for word in sentence.words], [[tuple(pair) for pair in word] for word in graph], basic,
+            upos=[word.upos for word in sentence.words],
         ))
         assert filled["predicted_deps"] == [[list(pair) for pair in word] for word in expected]
         filled_labels += sum(pair not in word for word, filled_word in zip(graph, filled["predicted_deps"])
@@ -180,3 +181,56 @@ def test_the_ref_rule_keeps_a_tree_edge_whose_loss_would_cut_the_word_off():
     heads = [0, 1, 1, 2, 3]
     graph = [[(0, "root")], [(1, "x"), (5, "ref")], [(1, "x"), (4, "ref")], [(2, "y")], [(3, "y")]]
     assert drop_replaced_tree_edges(heads, graph) == graph
+
+
+def test_an_unmarked_advcl_takes_a_when_or_where_before_it():
+    # "came out when they arrested her": `when` is the clause's advmod, not its mark
+    rows = [("came", "come", 0, "root"), ("when", "when", 4, "advmod"), ("they", "they", 4, "nsubj"),
+            ("arrested", "arrest", 1, "advcl")]
+    graph = [[(0, "root")], [(4, "advmod")], [(4, "nsubj")], [(1, "advcl")]]
+    assert fill(rows, graph)[3] == [(1, "advcl:when")]
+    # another adverb marks nothing, a `mark` comes first, and an `acl` is not marked so
+    rows[1] = ("why", "why", 4, "advmod")
+    assert fill(rows, graph)[3] == [(1, "advcl")]
+    rows = [("came", "come", 0, "root"), ("if", "if", 4, "mark"), ("when", "when", 4, "advmod"),
+            ("arrested", "arrest", 1, "advcl")]
+    assert fill(rows, [[(0, "root")], [(4, "mark")], [(4, "advmod")], [(1, "advcl")]])[3] == [(1, "advcl:if")]
+    rows = [("time", "time", 0, "root"), ("when", "when", 3, "advmod"), ("arrested", "arrest", 1, "acl")]
+    assert fill(rows, [[(0, "root")], [(3, "advmod")], [(1, "acl")]])[2] == [(1, "acl")]
+
+
+def test_a_verb_marker_is_written_as_its_form():
+    # "killed many , including police": the marker's lemma is `include`, EWT's label `nmod:including`
+    rows = [("many", "many", 0, "root"), ("including", "include", 3, "case"), ("police", "police", 1, "nmod")]
+    graph = [[(0, "root")], [(3, "case")], [(1, "nmod")]]
+    forms, lemmas, heads, relations = zip(*rows)
+    assert fill_lexical_labels(forms, lemmas, heads, relations, graph, BASIC,
+                               upos=["PRON", "VERB", "NOUN"])[2] == [(1, "nmod:including")]
+    assert fill_lexical_labels(forms, lemmas, heads, relations, graph, BASIC,
+                               upos=["PRON", "ADP", "NOUN"])[2] == [(1, "nmod:include")]
+    assert fill(rows, graph)[2] == [(1, "nmod:include")]
+
+
+def test_a_conjunct_shares_the_marker_of_its_first_conjunct_on_a_shared_edge():
+    # "dead in Mosul , Baiji and Tuz": Baiji and Tuz get obl from `dead` through Mosul's `in`
+    rows = [("dead", "dead", 0, "root"), ("in", "in", 3, "case"), ("Mosul", "Mosul", 1, "obl"),
+            (",", ",", 5, "punct"), ("Baiji", "Baiji", 3, "conj"), ("and", "and", 7, "cc"),
+            ("Tuz", "Tuz", 3, "conj")]
+    graph = [[(0, "root")], [(3, "case")], [(1, "obl")], [(5, "punct")], [(1, "obl"), (3, "conj")],
+             [(7, "cc")], [(1, "obl"), (3, "conj")]]
+    filled = fill(rows, graph)
+    assert filled[4] == [(1, "obl:in"), (3, "conj:and")]
+    assert filled[6] == [(1, "obl:in"), (3, "conj:and")]
+    # a conjunct's own marker first ("in Mosul and from Tuz"), and a chain of conjuncts is followed up
+    rows = [("dead", "dead", 0, "root"), ("in", "in", 3, "case"), ("Mosul", "Mosul", 1, "obl"),
+            ("and", "and", 6, "cc"), ("from", "from", 6, "case"), ("Tuz", "Tuz", 3, "conj"),
+            ("Baiji", "Baiji", 6, "conj")]
+    graph = [[(0, "root")], [(3, "case")], [(1, "obl")], [(6, "cc")], [(6, "case")], [(1, "obl"), (3, "conj")],
+             [(1, "obl"), (6, "conj")]]
+    filled = fill(rows, graph)
+    assert filled[5] == [(1, "obl:from"), (3, "conj:and")]
+    assert filled[6] == [(1, "obl:from"), (6, "conj")]
+    # the tree edge of a word with no marker keeps the parser's label: only shared edges look up the chain
+    rows = [("dead", "dead", 0, "root"), ("in", "in", 3, "case"), ("Mosul", "Mosul", 1, "obl"),
+            ("Tuz", "Tuz", 3, "conj")]
+    assert fill(rows, [[(0, "root")], [(3, "case")], [(1, "obl")], [(3, "conj")]])[3] == [(3, "conj")]

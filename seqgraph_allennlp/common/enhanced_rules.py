@@ -19,6 +19,12 @@ The rule, as UD English-EWT's enhanced layer is built (counted on its training s
   is left alone, as are collapsed paths (`conj>nsubj`);
 * of several markers of one kind, the nearest before the word (`out of the box`: `obl:of`; `based on`:
   `obl:on`), else the first after it;
+* an `advcl` without a `mark` or `case` is marked by a `when` or `where` before it in `advmod` ("came out
+  when they arrested": `advcl:when`);
+* a marker that is a verb is written as its form, not its lemma (`nmod:including`, `obl:given`);
+* an edge that a conjunct shares with its first conjunct (any edge but its tree edge, "in Mosul, Baiji and
+  Tuz": `obl:in` for all three) takes, if the conjunct has no marker of its own, the marker of the
+  nearest conjunct up its `conj` chain that has one;
 * a word with no marker keeps its label.
 """
 from typing import Dict, List, Optional, Sequence, Set
@@ -33,6 +39,9 @@ MARKERS: Dict[str, Sequence[str]] = {
     "acl": ("mark", "case"),
     "conj": ("cc",),
 }
+# `advmod` words that mark an `advcl` without `mark` or `case` (EWT train: `advcl:when` on 335 of the 342
+# such edges with `when`, `advcl:where` on 16 of 18)
+ADVCL_ADVERBS = ("when", "where")
 
 
 def universal_relation(relation: str) -> str:
@@ -40,16 +49,19 @@ def universal_relation(relation: str) -> str:
 
 
 def marker_text(word: int, forms: Sequence[str], lemmas: Sequence[str], children: Sequence[List[int]],
-                relations: Sequence[str]) -> str:
+                relations: Sequence[str], upos: Optional[Sequence[str]] = None) -> str:
     """
     A marker word's text in a label: its lemma lower-cased, or with `fixed` children, the forms of the whole
-    expression joined by `_` (`according_to`, whose first lemma is `accord`).
+    expression joined by `_` (`according_to`, whose first lemma is `accord`); a verb (`upos` `VERB`) by its
+    form (`including`, whose lemma is `include`).
     """
     fixed = [child for child in children[word] if universal_relation(relations[child]) == "fixed"]
     if fixed:
         return "_".join(forms[index].lower() for index in sorted([word] + fixed))
     lemma = lemmas[word]
-    return (forms[word] if lemma == "_" else lemma).lower()
+    if lemma == "_" or (upos is not None and upos[word] == "VERB"):
+        return forms[word].lower()
+    return lemma.lower()
 
 
 def marker_word(
@@ -67,6 +79,14 @@ def marker_word(
     return None
 
 
+def advcl_adverb(word: int, children: Sequence[List[int]], relations: Sequence[str],
+                 lemmas: Sequence[str], forms: Sequence[str]) -> Optional[int]:
+    """The nearest `when`/`where` (`ADVCL_ADVERBS`) before `word` in `advmod`, the marker of an unmarked `advcl`."""
+    found = [child for child in children[word] if child < word and universal_relation(relations[child]) == "advmod"
+             and (forms[child] if lemmas[child] == "_" else lemmas[child]).lower() in ADVCL_ADVERBS]
+    return found[-1] if found else None
+
+
 def fill_lexical_labels(
     forms: Sequence[str],
     lemmas: Sequence[str],
@@ -75,6 +95,7 @@ def fill_lexical_labels(
     graph: EnhancedGraph,
     basic_relations: Set[str],
     only_subtyped: bool = False,
+    upos: Optional[Sequence[str]] = None,
 ) -> EnhancedGraph:
     """
     `graph` with the lexical part of its labels filled from the basic tree (the module's rule).
@@ -88,6 +109,8 @@ def fill_lexical_labels(
     only_subtyped : `bool`, optional (default = `False`)
         Fill only labels that already have a lexical subtype (the parser said there is a marker; the rule
         says which), leaving plain `obl` plain.
+    upos : `Sequence[str]`, optional (default = `None`)
+        The words' UPOS: a verb marker is written as its form. Without them every marker by its lemma.
     """
     num_words = len(forms)
     # index 0 is the root; words 1..N
@@ -97,10 +120,26 @@ def fill_lexical_labels(
     padded_forms = ["<root>"] + list(forms)
     padded_lemmas = ["_"] + list(lemmas)
     padded_relations = ["_"] + list(relations)
+    padded_upos = None if upos is None else ["_"] + list(upos)
 
-    def marker(word: int, kinds: Sequence[str]) -> Optional[str]:
+    def marker(word: int, kinds: Sequence[str], relation: str = "") -> Optional[str]:
         chosen = marker_word(word, kinds, children, padded_relations)
-        return None if chosen is None else marker_text(chosen, padded_forms, padded_lemmas, children, padded_relations)
+        if chosen is None and relation == "advcl":
+            chosen = advcl_adverb(word, children, padded_relations, padded_lemmas, padded_forms)
+        if chosen is None:
+            return None
+        return marker_text(chosen, padded_forms, padded_lemmas, children, padded_relations, padded_upos)
+
+    def conjunct_marker(word: int, relation: str) -> Optional[str]:
+        # up the conj chain: "in Mosul, Baiji and Tuz", where Baiji and Tuz hang from Mosul
+        seen = {word}
+        while universal_relation(padded_relations[word]) == "conj" and heads[word - 1] not in seen:
+            word = heads[word - 1]
+            seen.add(word)
+            found = marker(word, MARKERS[relation], relation)
+            if found is not None:
+                return found
+        return None
 
     filled: EnhancedGraph = []
     for word, pairs in enumerate(graph, start=1):
@@ -113,12 +152,14 @@ def fill_lexical_labels(
             if only_subtyped and label == relation:
                 new_pairs.append((head, label))
                 continue
-            found = marker(word, MARKERS[relation])
+            found = marker(word, MARKERS[relation], relation)
             if found is None and relation == "conj":
                 # "A, B and C": the coordinator sits on the last conjunct
                 later = [child for child in children[heads[word - 1]] if child > word
                          and universal_relation(padded_relations[child]) == "conj"]
                 found = next((m for m in (marker(child, ("cc",)) for child in later) if m is not None), None)
+            if found is None and head != heads[word - 1]:
+                found = conjunct_marker(word, relation)
             # a symbol (`&`, `/`) is no subtype in UD's labels
             if found is not None and not any(character.isalpha() for character in found):
                 found = None

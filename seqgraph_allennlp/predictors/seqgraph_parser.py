@@ -624,9 +624,13 @@ class SeqGraphParserPredictor(Predictor):
         if self.lexical_labels == "filled":
             forms = result["words"]
             lemmas = [word.lemma for word in sentence.words] if sentence is not None else ["_"] * len(forms)
+            # the UPOS the output writes (a verb marker is written as its form)
+            upos = result.get("predicted_upos")
+            if sentence is not None:
+                upos = self._upos_column(sentence, result) or [word.upos for word in sentence.words]
             graph = fill_lexical_labels(
                 forms, lemmas, result["predicted_heads"], result["predicted_dependencies"], graph,
-                self._basic_relations,
+                self._basic_relations, upos=upos,
             )
         if self.drop_ref_tree_edges:
             graph = drop_replaced_tree_edges(result["predicted_heads"], graph)
