@@ -48,6 +48,11 @@ def universal_relation(relation: str) -> str:
     return relation.split(":")[0]
 
 
+def lemma_or_form(word: int, forms: Sequence[str], lemmas: Sequence[str]) -> str:
+    """A word's lemma lower-cased, its form where it has none (`_`)."""
+    return (forms[word] if lemmas[word] == "_" else lemmas[word]).lower()
+
+
 def marker_text(word: int, forms: Sequence[str], lemmas: Sequence[str], children: Sequence[List[int]],
                 relations: Sequence[str], upos: Optional[Sequence[str]] = None) -> str:
     """
@@ -58,10 +63,9 @@ def marker_text(word: int, forms: Sequence[str], lemmas: Sequence[str], children
     fixed = [child for child in children[word] if universal_relation(relations[child]) == "fixed"]
     if fixed:
         return "_".join(forms[index].lower() for index in sorted([word] + fixed))
-    lemma = lemmas[word]
-    if lemma == "_" or (upos is not None and upos[word] == "VERB"):
+    if upos is not None and upos[word] == "VERB":
         return forms[word].lower()
-    return lemma.lower()
+    return lemma_or_form(word, forms, lemmas)
 
 
 def marker_word(
@@ -83,7 +87,7 @@ def advcl_adverb(word: int, children: Sequence[List[int]], relations: Sequence[s
                  lemmas: Sequence[str], forms: Sequence[str]) -> Optional[int]:
     """The nearest `when`/`where` (`ADVCL_ADVERBS`) before `word` in `advmod`, the marker of an unmarked `advcl`."""
     found = [child for child in children[word] if child < word and universal_relation(relations[child]) == "advmod"
-             and (forms[child] if lemmas[child] == "_" else lemmas[child]).lower() in ADVCL_ADVERBS]
+             and lemma_or_form(child, forms, lemmas) in ADVCL_ADVERBS]
     return found[-1] if found else None
 
 
