@@ -33,7 +33,7 @@ from typing import Dict, List, Optional, Set
 
 from seqgraph_allennlp.common.conllu import read_sentences
 from seqgraph_allennlp.common.enhanced import enhanced_graph
-from seqgraph_allennlp.common.enhanced_rules import MARKERS, universal_relation
+from seqgraph_allennlp.common.enhanced_rules import MARKERS, marker_candidates, universal_relation
 from seqgraph_allennlp.common.scoring import enhanced_scores, official_scores
 from seqgraph_experiments import RESULTS, ROOT
 from seqgraph_experiments.enhanced_eval import gzip_file
@@ -52,16 +52,18 @@ def symbol_markers(predicted: Path) -> int:
     """
     count = 0
     for sentence in read_sentences(str(predicted)):
-        children: Dict[int, List[int]] = {}
+        children: List[List[int]] = [[] for _ in range(len(sentence.heads) + 1)]
         for dependent, head in enumerate(sentence.heads, start=1):
-            children.setdefault(head, []).append(dependent)
+            children[head].append(dependent)
+        padded_relations = ["_"] + list(sentence.deprels)
         graph = enhanced_graph(sentence) or []
         for word, pairs in enumerate(graph, start=1):
             relations = {universal_relation(label) for _, label in pairs} & set(MARKERS)
             for relation in relations:
                 for kind in MARKERS[relation]:
-                    found = [child for child in children.get(word, []) if child < word
-                             and universal_relation(sentence.deprels[child - 1]) == kind]
+                    # all of them, not `marker_word`'s one: a symbol matters only with another before it
+                    found = [child for child in marker_candidates(word, kind, children, padded_relations)
+                             if child < word]
                     if found:
                         nearest = sentence.words[found[-1] - 1].form
                         if len(found) > 1 and not any(character.isalpha() for character in nearest):

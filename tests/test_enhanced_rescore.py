@@ -72,3 +72,21 @@ def test_a_row_is_rescored_under_the_current_rules(row, source):
     # rescoring again changes nothing
     assert enhanced_rescore.rescore(record, {"nsubj", "root", "case", "det", "obl"}, base / "work2") is None
     assert json.loads(record.read_text()) == after
+
+
+def test_symbol_markers_counts_a_symbol_nearest_among_several_markers(tmp_path):
+    # "out & box": the nearest case marker before "box" is a symbol with a word before it (filling can differ)
+    lines = ["# sent_id = 1", "# text = He jumped out & box"]
+    rows = [("He", 2, "nsubj", "2:nsubj"), ("jumped", 0, "root", "0:root"), ("out", 5, "case", "5:case"),
+            ("&", 5, "case", "5:case"), ("box", 2, "obl", "2:obl:out")]
+    for index, (form, head, relation, deps) in enumerate(rows, start=1):
+        lines.append(f"{index}\t{form}\t{form.lower()}\t_\t_\t_\t{head}\t{relation}\t{deps}\t_")
+    path = tmp_path / "symbol.conllu"
+    path.write_text("\n".join(lines) + "\n\n")
+    assert enhanced_rescore.symbol_markers(path) == 1
+    # a word as the nearest marker, or a symbol alone: nothing to count
+    path.write_text(path.read_text().replace("\t&\t&\t", "\tof\tof\t"))
+    assert enhanced_rescore.symbol_markers(path) == 0
+    text = path.read_text().replace("\tof\tof\t", "\t&\t&\t")
+    path.write_text(text.replace("\t5\tcase\t5:case\t_\n4", "\t2\tadvmod\t2:advmod\t_\n4"))
+    assert enhanced_rescore.symbol_markers(path) == 0

@@ -68,6 +68,11 @@ def marker_text(word: int, forms: Sequence[str], lemmas: Sequence[str], children
     return lemma_or_form(word, forms, lemmas)
 
 
+def marker_candidates(word: int, kind: str, children: Sequence[List[int]], relations: Sequence[str]) -> List[int]:
+    """The children of `word` whose basic relation is `kind` (`case`, `mark`, `cc`), in word order."""
+    return [child for child in children[word] if universal_relation(relations[child]) == kind]
+
+
 def marker_word(
     word: int, kinds: Sequence[str], children: Sequence[List[int]], relations: Sequence[str]
 ) -> Optional[int]:
@@ -76,7 +81,7 @@ def marker_word(
     the nearest before it, else the first after it; `None` without one. `children` in word order.
     """
     for kind in kinds:
-        found = [child for child in children[word] if universal_relation(relations[child]) == kind]
+        found = marker_candidates(word, kind, children, relations)
         if found:
             before = [child for child in found if child < word]
             return before[-1] if before else found[0]
