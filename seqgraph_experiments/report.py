@@ -512,6 +512,58 @@ def rules_text(result: Dict) -> str:
     return f"yes (without: {percent(result['test_without_rules']['ELAS'])})"
 
 
+# overrides that do not change what a run trains: its seeds, where features are cached, parse-time precision
+NOT_TRAINING = ("random_seed", "numpy_seed", "pytorch_seed")
+NOT_TRAINING_SUFFIXES = (".cache_directory", "_inference")
+
+
+def enhanced_training_settings(result: Dict) -> Dict:
+    """A run's overrides of its config (`config_differences`) less those that do not change its training."""
+    changed = result.get("config_differences", {}).get("changed", {})
+    return {key: value for key, value in changed.items()
+            if key not in NOT_TRAINING and not key.endswith(NOT_TRAINING_SUFFIXES)}
+
+
+def enhanced_seed_lines(runs: List[Dict]) -> List[str]:
+    """
+    The enhanced rows run with more than one seed: mean and sample standard deviation of their test scores (as
+    the rows' JSONs hold them now, rescored ones under today's rules), and for each pair of such rows the
+    difference of mean test ELAS and whether every seed of one row scores above every seed of the other.
+    Rows whose runs trained differently are named, not averaged.
+    """
+    seeded = {row: results for row, results in runs_by_row(runs).items() if len(results) > 1}
+    mixed = [row for row, results in seeded.items()
+             if len({json.dumps(enhanced_training_settings(result), sort_keys=True) for result in results}) > 1]
+    notes = [f"- {row}: not averaged, its runs (seeds {seed_list(seeded.pop(row))}) trained with different "
+             "settings (`config_differences` in their JSONs)." for row in mixed]
+    if not seeded:
+        return notes + [""] if notes else []
+    metrics = ("ELAS", "EULAS", "UAS", "LAS")
+    lines = [
+        "Over seeds (mean ± sample standard deviation of the test scores, n runs):",
+        "",
+        "| row | n | seeds | " + " | ".join(f"test {metric}" for metric in metrics) + " |",
+        "|---|---|---|" + "---|" * len(metrics),
+    ]
+    for row, results in seeded.items():
+        lines.append(f"| {row} | {len(results)} | {seed_list(results)} | "
+                     + " | ".join(spread([result["test"][metric] for result in results]) for metric in metrics) + " |")
+    lines.append("")
+    names = list(seeded)
+    for index, first in enumerate(names):
+        for second in names[index + 1:]:
+            ours = [result["test"]["ELAS"] for result in seeded[first]]
+            theirs = [result["test"]["ELAS"] for result in seeded[second]]
+            difference = statistics.mean(ours) - statistics.mean(theirs)
+            if min(ours) > max(theirs) or min(theirs) > max(ours):
+                verdict = "exceeds the spread (no seed of the lower row reaches a seed of the higher one)"
+            else:
+                verdict = "within the spread (the rows' seeds overlap)"
+            lines.append(f"- {first} − {second}: test ELAS {100 * difference:+.2f}, {verdict}.")
+    lines += notes
+    return lines if lines[-1] == "" else lines + [""]
+
+
 def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
     """
     The "Enhanced UD (EWT)" section: the runs of scripts/enhanced_eval.py (results/enhanced/ROW[.seedN].json),
@@ -569,6 +621,7 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
                 f"{percent(row.get('UAS'))} | {percent(row.get('LAS'))} |  |  | {reference['date'][:10]} | {commit} |"
             )
     lines.append("")
+    lines += enhanced_seed_lines(runs)
     if unfinished:
         lines += ["Runs that did not finish their epoch budget: " + "; ".join(unfinished) + ".", ""]
     if reference:

@@ -250,3 +250,32 @@ def test_the_perfect_graph_phase_keeps_the_predicted_tree_and_adds_the_other_gol
             assert written_labels == {head: label for head, label in gold_labels.items() if head != word.head}
             checked += 1
     assert checked > 10
+
+
+def seed_run(row, seed, elas, **changed):
+    scores = {"ELAS": elas, "EULAS": elas + 0.01, "UAS": 0.93, "LAS": 0.91}
+    return {"row": row, "seed": seed, "test": scores,
+            "config_differences": {"changed": {"random_seed": 13370 + seed, **changed}, "removed": []}}
+
+
+def test_enhanced_seed_lines_average_the_seeds_of_one_setting_and_compare_rows():
+    from seqgraph_experiments.report import enhanced_seed_lines
+
+    runs = [seed_run("ours", 0, 0.90, **{"model.label_bfloat16_inference": False}), seed_run("ours", 1, 0.89),
+            seed_run("base", 0, 0.88), seed_run("base", 1, 0.885), seed_run("once", 0, 0.5)]
+    lines = enhanced_seed_lines(runs)
+    # seeds and parse-time settings do not make runs differ; a row run once is not averaged
+    assert "| ours | 2 | 0, 1 | 89.50 ± 0.71 | 90.50 ± 0.71 | 93.00 ± 0.00 | 91.00 ± 0.00 |" in lines
+    assert "| base | 2 | 0, 1 | 88.25 ± 0.35 | 89.25 ± 0.35 | 93.00 ± 0.00 | 91.00 ± 0.00 |" in lines
+    assert not any(line.startswith("| once |") for line in lines)
+    assert ("- ours − base: test ELAS +1.25, exceeds the spread (no seed of the lower row reaches a seed of the "
+            "higher one).") in lines
+    runs[3]["test"]["ELAS"] = 0.895
+    assert "- ours − base: test ELAS +0.75, within the spread (the rows' seeds overlap)." in enhanced_seed_lines(runs)
+    # a run that trained differently: named, not averaged
+    runs[1]["config_differences"]["changed"]["trainer.num_epochs"] = 10
+    lines = enhanced_seed_lines(runs)
+    assert not any(line.startswith("| ours |") for line in lines)
+    assert ("- ours: not averaged, its runs (seeds 0, 1) trained with different settings (`config_differences` in "
+            "their JSONs).") in lines
+    assert enhanced_seed_lines([seed_run("once", 0, 0.5)]) == []
