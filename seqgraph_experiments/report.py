@@ -165,6 +165,25 @@ def seed_list(results: List[Dict]) -> str:
     return ", ".join(str(result.get("seed", 0)) for result in results)
 
 
+def seed_comparisons(scores: Dict[str, List[float]], metric: str) -> List[str]:
+    """
+    For each pair of rows (their seeds' scores, fractions), a line with the difference of their mean `metric`
+    and whether it exceeds the spread: whether every seed of one row scores above every seed of the other.
+    """
+    lines = []
+    names = list(scores)
+    for index, first in enumerate(names):
+        for second in names[index + 1:]:
+            ours, theirs = scores[first], scores[second]
+            difference = statistics.mean(ours) - statistics.mean(theirs)
+            if min(ours) > max(theirs) or min(theirs) > max(ours):
+                verdict = "exceeds the spread (no seed of the lower row reaches a seed of the higher one)"
+            else:
+                verdict = "within the spread (the rows' seeds overlap)"
+            lines.append(f"- {first} − {second}: {metric} {100 * difference:+.2f}, {verdict}.")
+    return lines
+
+
 def seed_table(rows: List[Dict]) -> List[str]:
     """
     The rows of a section run with more than one seed: mean and standard deviation of their scores, and for
@@ -199,17 +218,8 @@ def seed_table(rows: List[Dict]) -> List[str]:
             f"{spread([test_scores(result)['LAS'] for result in results])} |"
         )
     lines.append("")
-    names = list(seeded)
-    for index, first in enumerate(names):
-        for second in names[index + 1:]:
-            ours = [test_scores(result)["UAS"] for result in seeded[first]]
-            theirs = [test_scores(result)["UAS"] for result in seeded[second]]
-            difference = statistics.mean(ours) - statistics.mean(theirs)
-            if min(ours) > max(theirs) or min(theirs) > max(ours):
-                verdict = "exceeds the spread (no seed of the lower row reaches a seed of the higher one)"
-            else:
-                verdict = "within the spread (the rows' seeds overlap)"
-            lines.append(f"- {first} − {second}: test UAS {100 * difference:+.2f}, {verdict}.")
+    lines += seed_comparisons({row: [test_scores(result)["UAS"] for result in results]
+                               for row, results in seeded.items()}, "test UAS")
     lines += notes
     return lines if lines[-1] == "" else lines + [""]
 
@@ -549,17 +559,8 @@ def enhanced_seed_lines(runs: List[Dict]) -> List[str]:
         lines.append(f"| {row} | {len(results)} | {seed_list(results)} | "
                      + " | ".join(spread([result["test"][metric] for result in results]) for metric in metrics) + " |")
     lines.append("")
-    names = list(seeded)
-    for index, first in enumerate(names):
-        for second in names[index + 1:]:
-            ours = [result["test"]["ELAS"] for result in seeded[first]]
-            theirs = [result["test"]["ELAS"] for result in seeded[second]]
-            difference = statistics.mean(ours) - statistics.mean(theirs)
-            if min(ours) > max(theirs) or min(theirs) > max(ours):
-                verdict = "exceeds the spread (no seed of the lower row reaches a seed of the higher one)"
-            else:
-                verdict = "within the spread (the rows' seeds overlap)"
-            lines.append(f"- {first} − {second}: test ELAS {100 * difference:+.2f}, {verdict}.")
+    lines += seed_comparisons({row: [result["test"]["ELAS"] for result in results]
+                               for row, results in seeded.items()}, "test ELAS")
     lines += notes
     return lines if lines[-1] == "" else lines + [""]
 
