@@ -17,7 +17,8 @@ training_config/ROW.jsonnet) as it reads now; epochs done and the best epoch wit
 (`metrics.json`, written when a training ends); the epochs' durations (the trainer's log, as `runner` reads
 them); whether the training finished its epoch budget (`budget`, `finished_budget`, `stopped`). The
 parsing speed is the wall clock of `allennlp predict` on the test file in a new process: start-up and model
-loading included.
+loading included, and the frozen features computed (`feature_cache_off`: an mpnet row's archive keeps the
+`cache_directory` it trained with, from which a parse would read them).
 
 The JSON has no `treebank` key: `results.run_results` (the training-run tables) does not take it.
 """
@@ -35,7 +36,7 @@ from seqgraph_allennlp.common.scoring import enhanced_scores, official_scores
 from seqgraph_experiments import RESULTS, ROOT, RUNS, commands
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import read_json, write_json
-from seqgraph_experiments.rows import DEFAULT_SEEDS, run_name, seed_overrides
+from seqgraph_experiments.rows import DEFAULT_SEEDS, feature_cache_off, run_name, seed_overrides
 from seqgraph_experiments.runner import learning_curve, run, stop_reason, training_time
 from seqgraph_experiments.trainer_log import epoch_seconds
 from seqgraph_experiments.tree_copy import tree_copy
@@ -196,11 +197,15 @@ def evaluate(serialization_dir: Path, row: str, seed: int, dev: Path, test: Path
 
     predictions = {}
     seconds = memory = None
+    cache_off = feature_cache_off(used)
     for split, gold in (("dev", dev), ("test", test)):
         predicted = work_dir / f"{split}_predictions.conllu"
         predicted.unlink(missing_ok=True)
         print(f"{run_id}: parsing {shown(gold)}", flush=True)
-        elapsed, peak = run(commands.predict_conllu(str(archive), str(gold), str(predicted), batch_size=BATCH_SIZE),
+        # only the timed parse computes its features; dev may read the cache (the same vectors)
+        overrides = json.dumps(cache_off) if split == "test" and cache_off else ""
+        elapsed, peak = run(commands.predict_conllu(str(archive), str(gold), str(predicted), batch_size=BATCH_SIZE,
+                                                    overrides=overrides),
                             work_dir / "predict.log", env)
         if split == "test":
             seconds, memory = elapsed, peak
@@ -279,8 +284,11 @@ def evaluate(serialization_dir: Path, row: str, seed: int, dev: Path, test: Path
             "sentences_per_second": test_sentences / seconds,
             "peak_memory_mib": memory,
             "batch_size": BATCH_SIZE,
+            "features_cache_off": sorted(cache_off),
             "note": "wall clock of `allennlp predict` on the test file (CoNLL-U out, tree and graph) in a new "
-                    "process: start-up, model loading and writing included",
+                    "process: start-up, model loading and writing included; with the features' cache_directory "
+                    "of the embedders in `features_cache_off` turned off, so that frozen features are computed, "
+                    "not read from disk",
         },
         "reproduce": [
             f".venv/bin/allennlp train {shown(config)} -s {shlex.quote(shown(serialization_dir))} "

@@ -8,7 +8,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 from seqgraph_experiments import ROOT
 
@@ -54,6 +54,19 @@ def seed_overrides(seed: int) -> Dict[str, int]:
     if seed < 0:
         sys.exit(f"seed {seed}: seeds are 0 (AllenNLP's defaults) or positive")
     return {key: value + seed for key, value in DEFAULT_SEEDS.items()} if seed else {}
+
+
+def feature_cache_off(used: Dict) -> Dict[str, Optional[str]]:
+    """
+    Dotted overrides that turn off the `cache_directory` of each token embedder in a model's config that has
+    one (the mpnet rows train with `experiments/features`): the timed parse then computes the frozen
+    features, as a user's `allennlp predict` does, instead of reading those that training or an earlier
+    evaluation left on disk. Empty for a model without such an embedder.
+    """
+    embedders = used.get("model", {}).get("text_field_embedder", {}).get("token_embedders", {})
+    return {f"model.text_field_embedder.token_embedders.{name}.cache_directory": None
+            for name, embedder in embedders.items()
+            if isinstance(embedder, dict) and embedder.get("cache_directory") is not None}
 
 
 def run_name(name: str, seed: int) -> str:

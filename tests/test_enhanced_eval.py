@@ -15,8 +15,9 @@ from seqgraph_allennlp.common.scoring import enhanced_scores, official_scores
 from seqgraph_experiments import ROOT
 from seqgraph_experiments.enhanced_eval import budget_status, check_seed, main
 from seqgraph_experiments.provenance import sha256
-from seqgraph_experiments.report import IWPT_NOTE, enhanced_table, write_report
+from seqgraph_experiments.report import IWPT_NOTE, enhanced_table, parse_speed, write_report
 from seqgraph_experiments.results import read_json, run_results, write_json
+from seqgraph_experiments.rows import feature_cache_off
 from seqgraph_experiments.trainer_log import epoch_seconds
 
 CONFIG = ROOT / "fixtures" / "configs" / "coach_valid_enhanced.jsonnet"
@@ -108,6 +109,8 @@ def test_records_the_training_and_the_budget(evaluated):
     assert parse["sentences"] == 4 and parse["seconds"] > 0
     assert parse["sentences_per_second"] == pytest.approx(4 / parse["seconds"])
     assert "start-up" in parse["note"]
+    # the fixture model has no frozen features to cache: nothing to turn off
+    assert parse["features_cache_off"] == []
     assert result["splits"]["test"] == {"path": "fixtures/conllu/en_heldout.conllu", "sha256": sha256(TEST),
                                         "sentences": 4}
     assert result["splits"]["dev"]["sha256"] == sha256(DEV)
@@ -279,3 +282,33 @@ def test_enhanced_seed_lines_average_the_seeds_of_one_setting_and_compare_rows()
     assert ("- ours: not averaged, its runs (seeds 0, 1) trained with different settings (`config_differences` in "
             "their JSONs).") in lines
     assert enhanced_seed_lines([seed_run("once", 0, 0.5)]) == []
+
+
+MPNET_CONFIG = {"model": {"text_field_embedder": {"token_embedders": {
+    "tokens": {"type": "embedding", "embedding_dim": 100},
+    "mpnet": {"type": "cached_pretrained_transformer_mismatched", "model_name": "all-mpnet-base-v2",
+              "cache_directory": "experiments/features"}}}}}
+
+
+def test_the_timed_parse_turns_off_the_frozen_features_cache_and_nothing_else():
+    from allennlp.common.params import with_overrides
+
+    overrides = feature_cache_off(MPNET_CONFIG)
+    assert overrides == {"model.text_field_embedder.token_embedders.mpnet.cache_directory": None}
+    # as `allennlp predict -o` applies it to the archive's config: the cache gone, the rest as it was
+    applied = with_overrides(MPNET_CONFIG, overrides)
+    embedders = applied["model"]["text_field_embedder"]["token_embedders"]
+    assert embedders["mpnet"]["cache_directory"] is None
+    assert embedders["mpnet"]["model_name"] == "all-mpnet-base-v2" and embedders["tokens"]["embedding_dim"] == 100
+    assert feature_cache_off(applied) == {}
+    assert feature_cache_off({"model": {"type": "seqgraph_parser"}}) == {}
+
+
+def test_a_speed_timed_with_the_features_cache_on_is_marked():
+    before = {"used_config": MPNET_CONFIG, "parse": {"sentences_per_second": 120.54}}
+    assert parse_speed(before) == "120.5 †"
+    after = {"used_config": MPNET_CONFIG,
+             "parse": {"sentences_per_second": 26.04, "features_cache_off": sorted(feature_cache_off(MPNET_CONFIG))}}
+    assert parse_speed(after) == "26.0"
+    # without frozen features there was no cache to read
+    assert parse_speed({"used_config": {"model": {}}, "parse": {"sentences_per_second": 146.6}}) == "146.6"
