@@ -9,14 +9,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_queue(tmp_path, rows):
+def run_queue(tmp_path, rows, **settings):
     calls = tmp_path / "calls.log"
     for name in ("allennlp", "python"):
         stub = tmp_path / name
         stub.write_text(f'#!/usr/bin/env bash\necho "{name} $*" >> {calls}\n')
         stub.chmod(0o755)
-    env = {**os.environ, "ALLENNLP": str(tmp_path / "allennlp"), "PYTHON": str(tmp_path / "python"),
-           "RUNS": str(tmp_path / "runs"), "RESULTS_DIR": str(tmp_path / "results"), "ROWS": rows}
+    # the queue's own settings come from `settings` only, not from the shell that runs the tests
+    env = {key: value for key, value in os.environ.items() if key != "EPOCHS"}
+    env.update({"ALLENNLP": str(tmp_path / "allennlp"), "PYTHON": str(tmp_path / "python"),
+                "RUNS": str(tmp_path / "runs"), "RESULTS_DIR": str(tmp_path / "results"), "ROWS": rows, **settings})
     result = subprocess.run(["bash", str(ROOT / "scripts" / "enhanced_rows.sh")], env=env, capture_output=True,
                             text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
@@ -49,6 +51,11 @@ def test_new_rows_train_with_the_budget_features_and_seed_then_are_evaluated(tmp
                                 "coach_valid_mpnet_enhanced", "--seed", "2", "--out-dir", f"{tmp_path}/results"]
     # without pretrained features: no feature cache; seed 0: AllenNLP's default seeds
     assert overrides_of(calls[2]) == {"trainer.num_epochs": 40, "trainer.patience": 5}
+
+
+def test_epochs_sets_the_budget_of_a_row_that_cannot_converge_in_a_session(tmp_path):
+    _, calls, _ = run_queue(tmp_path, "coach_valid_enhanced:0", EPOCHS="24")
+    assert overrides_of(calls[0]) == {"trainer.num_epochs": 24, "trainer.patience": 5}
 
 
 def test_a_started_row_recovers_a_trained_one_is_only_evaluated_and_a_done_one_is_skipped(tmp_path):
