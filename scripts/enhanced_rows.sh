@@ -10,7 +10,10 @@
 #
 # EPOCHS (default 40) sets the budget of epochs, for a row that cannot converge within the time at hand: on a
 # 2-core machine an epoch of coach_valid_enhanced takes about 5 minutes, 40 of them more than a 3-hour session
-# (`EPOCHS=24 ROWS=coach_valid_enhanced:0`); the results JSON records the budget the run had.
+# (`EPOCHS=24 ROWS=coach_valid_enhanced:0`); the results JSON records the budget the run had. EXTEND=1 gives
+# a row that ran its whole smaller budget (not stopped by patience) the EPOCHS budget: its training goes on
+# from its last checkpoint with --recover over later sessions, and it is evaluated again
+# (`enhanced_eval.extend_budget`, recorded in the row's JSON as `budget_extensions`).
 #
 # Resumable: a row with its results JSON is skipped, one whose training finished (its archive and metrics.json)
 # is only evaluated, one with a serialization directory goes on where it stopped (`allennlp train --recover`,
@@ -46,6 +49,10 @@ for entry in ${ROWS:-$ALL_ROWS}; do
     name=$row
     [ "$seed" != 0 ] && name="$row.seed$seed"
     serialization="$RUNS/$name"
+    if [ -n "${EXTEND:-}" ] && [ -d "$serialization" ]; then
+        "$PYTHON" -c 'import sys; from seqgraph_experiments.enhanced_eval import extend_budget_cli; extend_budget_cli(sys.argv[1:])' \
+            "$serialization" "${EPOCHS:-40}" "$RESULTS_DIR/$name.json"
+    fi
     if [ -f "$RESULTS_DIR/$name.json" ]; then
         echo "$name: $RESULTS_DIR/$name.json exists, skipped"
         continue

@@ -34,7 +34,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from seqgraph_allennlp.common.scoring import enhanced_scores, official_scores
 from seqgraph_experiments import RESULTS, ROOT, RUNS, commands
-from seqgraph_experiments.provenance import sha256, stamp
+from seqgraph_experiments.provenance import git_commit, now, sha256, stamp
 from seqgraph_experiments.results import read_json, write_json
 from seqgraph_experiments.rows import DEFAULT_SEEDS, feature_cache_off, run_name, seed_overrides
 from seqgraph_experiments.runner import learning_curve, run, stop_reason, training_time
@@ -114,6 +114,60 @@ def check_run(argv: Sequence[str]) -> None:
     if keys:
         sys.exit(f"{serialization_dir}: trained with another version of {config} ({', '.join(keys)} differ); "
                  "move it away to train the row anew")
+
+
+EXTENSIONS = "budget_extensions.json"
+
+
+def extend_budget(serialization_dir: Path, epochs: int, result: Path) -> Optional[Dict[str, Any]]:
+    """
+    Gives a finished training more epochs, where it ran its whole budget of fewer than `epochs` (a budget cut
+    to fit a session, not a stop by patience): `config.json`'s `trainer.num_epochs` becomes `epochs`, its
+    `metrics.json` (which marks a training as finished) becomes `metrics.budget_N.json`, and the row's
+    `result` (evaluated under the old budget; committed, so in git) is removed, so that
+    scripts/enhanced_rows.sh resumes the training with `--recover` from its last checkpoint (optimiser and
+    early-stopping state included, as after a cut) and evaluates it again. Each extension is recorded in the
+    directory's `budget_extensions.json`, which the evaluation copies into the row's JSON. Returns the
+    extension, or `None` where there is nothing to extend.
+    """
+    config_path, metrics_path = serialization_dir / "config.json", serialization_dir / "metrics.json"
+    if not metrics_path.exists():
+        return None
+    used, metrics = read_json(config_path), read_json(metrics_path)
+    status = budget_status(used, metrics)
+    budget = status["budget"]["epochs"]
+    if not status["finished_budget"] or budget is None or budget >= epochs:
+        return None
+    if stop_reason(metrics, budget, status["budget"]["patience"], used["trainer"].get("validation_metric", "+UAS")) \
+            != f"epoch budget ({budget})":
+        return None
+    used["trainer"]["num_epochs"] = epochs
+    write_json(config_path, used)
+    metrics_path.rename(serialization_dir / f"metrics.budget_{budget}.json")
+    extensions_path = serialization_dir / EXTENSIONS
+    extensions = read_json(extensions_path) if extensions_path.exists() else []
+    extension = {"from_epochs": budget, "to_epochs": epochs,
+                 "previous_result": shown(result) if result.exists() else None, "git_commit": git_commit(), "date": now()}
+    extensions.append(extension)
+    write_json(extensions_path, extensions)
+    if result.exists():
+        result.unlink()
+    return extension
+
+
+def extend_budget_cli(argv: Sequence[str]) -> None:
+    """`extend_budget` from `argv` `[SERIALIZATION_DIR, EPOCHS, RESULT_JSON]` (scripts/enhanced_rows.sh)."""
+    serialization_dir, epochs, result = argv
+    extension = extend_budget(Path(serialization_dir), int(epochs), Path(result))
+    if extension:
+        print(f"{serialization_dir}: budget extended from {extension['from_epochs']} to {extension['to_epochs']} "
+              f"epochs; {result} removed (in git), training goes on with --recover")
+
+
+def budget_extensions(serialization_dir: Path) -> Dict[str, Any]:
+    """`{"budget_extensions": [...]}` where the training's budget was extended (`extend_budget`), else `{}`."""
+    path = serialization_dir / EXTENSIONS
+    return {"budget_extensions": read_json(path)} if path.exists() else {}
 
 
 def budget_status(used: Dict, metrics: Dict) -> Dict[str, Any]:
@@ -253,6 +307,7 @@ def evaluate(serialization_dir: Path, row: str, seed: int, dev: Path, test: Path
         "serialization_dir": shown(serialization_dir),
         "model": {"path": shown(archive), "sha256": sha256(archive)},
         **budget_status(used, metrics),
+        **budget_extensions(serialization_dir),
         "best_epoch": metrics["best_epoch"] + 1,
         "validation_metric": used.get("trainer", {}).get("validation_metric"),
         "best_validation": {key[len("best_validation_"):]: value for key, value in metrics.items()
