@@ -136,10 +136,8 @@ def extend_budget(serialization_dir: Path, epochs: int, result: Path) -> Optiona
     used, metrics = read_json(config_path), read_json(metrics_path)
     status = budget_status(used, metrics)
     budget = status["budget"]["epochs"]
+    # a run stopped by patience has not finished its budget: it converged, nothing to extend
     if not status["finished_budget"] or budget is None or budget >= epochs:
-        return None
-    if stop_reason(metrics, budget, status["budget"]["patience"], used["trainer"].get("validation_metric", "+UAS")) \
-            != f"epoch budget ({budget})":
         return None
     used["trainer"]["num_epochs"] = epochs
     write_json(config_path, used)

@@ -576,6 +576,17 @@ def parse_speed(result: Dict) -> str:
     return f"{speed} †" if read_cache else speed
 
 
+def epochs_text(result: Dict) -> str:
+    """An enhanced row's epochs cell: done / budget, whether unfinished, and a budget extended over sessions."""
+    text = f"{result['epochs_done']} / {result['budget']['epochs']}"
+    if not result["finished_budget"]:
+        text += " (unfinished)"
+    extended = [str(extension["from_epochs"]) for extension in result.get("budget_extensions", [])]
+    if extended:
+        text += f" (budget extended from {', then '.join(extended)})"
+    return text
+
+
 def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
     """
     The "Enhanced UD (EWT)" section: the runs of scripts/enhanced_eval.py (results/enhanced/ROW[.seedN].json),
@@ -593,7 +604,8 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
         "tokenisation) with `allennlp predict` into CoNLL-U, its basic tree (HEAD, DEPREL) and its enhanced "
         "graph (DEPS). UAS and LAS by the CoNLL 2018 evaluation (`udtools.udeval`); ELAS and EULAS by udeval "
         "with the empty nodes collapsed in both files, as the IWPT shared tasks scored them; in %. Epochs: "
-        "done / the config's budget. Parse sent/s: test sentences over the wall clock of `allennlp predict` in a "
+        "done / the config's budget (a budget cut to fit a session and extended later, `EXTEND=1` of "
+        "scripts/enhanced_rows.sh, says from what). Parse sent/s: test sentences over the wall clock of `allennlp predict` in a "
         "new process, start-up and model loading included (on the machine in the JSON); † marks a run whose "
         "model kept the `cache_directory` of its frozen features (the mpnet rows, `experiments/features`) and was "
         "timed before the evaluation turned it off: its test parse may have read the features that training or "
@@ -610,13 +622,11 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
     ]
     unfinished = []
     for result in runs:
-        budget = result["budget"]["epochs"]
         if not result["finished_budget"]:
             unfinished.append(f"{result['row']} (seed {result['seed']}): {result['budget_says']}")
         test = result["test"]
         lines.append(
-            f"| {result['row']} | {result['seed']} | {result['epochs_done']} / {budget}"
-            f"{'' if result['finished_budget'] else ' (unfinished)'} | {result['best_epoch']} | "
+            f"| {result['row']} | {result['seed']} | {epochs_text(result)} | {result['best_epoch']} | "
             f"{percent(result['dev']['ELAS'])} | {percent(test['ELAS'])} | {rules_text(result)} | "
             f"{percent(test['EULAS'])} | "
             f"{percent(test['UAS'])} | {percent(test['LAS'])} | "

@@ -312,3 +312,14 @@ def test_a_speed_timed_with_the_features_cache_on_is_marked():
     assert parse_speed(after) == "26.0"
     # without frozen features there was no cache to read
     assert parse_speed({"used_config": {"model": {}}, "parse": {"sentences_per_second": 146.6}}) == "146.6"
+
+
+def test_the_epochs_cell_says_an_unfinished_run_and_an_extended_budget():
+    from seqgraph_experiments.report import epochs_text
+
+    row = {"epochs_done": 24, "budget": {"epochs": 24}, "finished_budget": True}
+    assert epochs_text(row) == "24 / 24"
+    assert epochs_text({**row, "epochs_done": 20, "finished_budget": False}) == "20 / 24 (unfinished)"
+    extended = {**row, "epochs_done": 29, "budget": {"epochs": 40}, "finished_budget": False,
+                "budget_extensions": [{"from_epochs": 24, "to_epochs": 40}]}
+    assert epochs_text(extended) == "29 / 40 (unfinished) (budget extended from 24)"

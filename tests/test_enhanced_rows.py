@@ -16,7 +16,7 @@ def run_queue(tmp_path, rows, **settings):
         stub.write_text(f'#!/usr/bin/env bash\necho "{name} $*" >> {calls}\n')
         stub.chmod(0o755)
     # the queue's own settings come from `settings` only, not from the shell that runs the tests
-    env = {key: value for key, value in os.environ.items() if key != "EPOCHS"}
+    env = {key: value for key, value in os.environ.items() if key not in ("EPOCHS", "EXTEND")}
     env.update({"ALLENNLP": str(tmp_path / "allennlp"), "PYTHON": str(tmp_path / "python"),
                 "RUNS": str(tmp_path / "runs"), "RESULTS_DIR": str(tmp_path / "results"), "ROWS": rows, **settings})
     result = subprocess.run(["bash", str(ROOT / "scripts" / "enhanced_rows.sh")], env=env, capture_output=True,
@@ -107,3 +107,45 @@ def test_check_run_refuses_a_run_of_another_version_of_the_config(tmp_path):
         check_run([str(stale), str(config), json.dumps(overrides)])
     # a directory without a run yet
     assert unexplained_differences(tmp_path / "new", config, overrides) == []
+
+
+def finished_run(directory: Path, epochs: int, done: int, best: int) -> Path:
+    write_run(directory, {"trainer": {"num_epochs": epochs, "patience": 5, "validation_metric": "+ELAS"}})
+    (directory / "metrics.json").write_text(json.dumps({"epoch": done - 1, "best_epoch": best - 1}))
+    return directory
+
+
+def test_extend_budget_reopens_a_run_that_ran_its_whole_smaller_budget_only(tmp_path):
+    from seqgraph_experiments.enhanced_eval import budget_extensions, extend_budget
+
+    result = tmp_path / "row.json"
+    result.write_text("{}")
+    run = finished_run(tmp_path / "cut", epochs=24, done=24, best=23)
+    extension = extend_budget(run, 40, result)
+    assert (extension["from_epochs"], extension["to_epochs"]) == (24, 40)
+    assert json.loads((run / "config.json").read_text())["trainer"]["num_epochs"] == 40
+    # no metrics.json: the queue resumes the training; the old result is gone, the old metrics kept
+    assert not (run / "metrics.json").exists() and (run / "metrics.budget_24.json").exists()
+    assert not result.exists()
+    assert [entry["from_epochs"] for entry in budget_extensions(run)["budget_extensions"]] == [24]
+    # resumed, not finished yet: nothing more to extend
+    assert extend_budget(run, 40, result) is None
+    # stopped by patience (converged), a budget as large already, a training still running: left alone
+    converged = finished_run(tmp_path / "converged", epochs=40, done=27, best=22)
+    assert extend_budget(converged, 60, result) is None and (converged / "metrics.json").exists()
+    assert extend_budget(finished_run(tmp_path / "same", epochs=40, done=40, best=40), 40, result) is None
+    assert extend_budget(write_run(tmp_path / "running", {"trainer": {"num_epochs": 24}}), 40, result) is None
+    assert budget_extensions(converged) == {}
+
+
+def test_extend_asks_the_row_to_extend_before_it_is_skipped_or_trained(tmp_path):
+    (tmp_path / "runs" / "coach_valid_enhanced").mkdir(parents=True)
+    _, _, checks = run_queue(tmp_path, "coach_valid_enhanced:0", EXTEND="1", EPOCHS="40")
+    assert "extend_budget_cli" in checks[0]
+    assert checks[0].endswith(f"{tmp_path}/runs/coach_valid_enhanced 40 {tmp_path}/results/coach_valid_enhanced.json")
+    # without EXTEND, no such call
+    other = tmp_path / "without"
+    (other / "runs" / "coach_valid_enhanced").mkdir(parents=True)
+    _, _, checks = run_queue(other, "coach_valid_enhanced:0", EPOCHS="40")
+    assert checks
+    assert not any("extend_budget_cli" in check for check in checks)
