@@ -882,6 +882,18 @@ def enhanced_speed_separate_scores() -> str:
             f"(`results/benchmarks/enhanced_parse_speed_separate_scores.json`, {result['date'][:10]}, commit "
             f"{result['git_commit'][:7]}, median of {result['repeats']} runs): {verdict} on this model")
 
+def enhanced_speed_24_epochs() -> str:
+    result = load("benchmarks/enhanced_parse_speed_24_epochs.json")
+    assert result["data"]["sentences"] == result["predicted_sentences"] == result["predicted_trees"]
+    after = result["sentences_per_second_without_startup"]
+    verdict = "200 is met" if after >= 200 else "short of 200"
+    return (f"The 24-epoch model of the row without features (`coach_valid_enhanced` seed 0, archive sha256 "
+            f"{result['model']['sha256'][:8]}) parses at {after:.1f} "
+            f"sentences/s after a start-up of {result['startup_seconds']:.2f} s "
+            f"(`results/benchmarks/enhanced_parse_speed_24_epochs.json`, {result['date'][:10]}, commit "
+            f"{result['git_commit'][:7]}, median of {result['repeats']} runs of {min(result['all_seconds']):.1f} to "
+            f"{max(result['all_seconds']):.1f} s): {verdict}")
+
 def english_parse_speed() -> str:
     result = load("benchmarks/english_parse_speed.json")
     float32, bfloat16 = result["rows"]["float32"], result["rows"]["bfloat16_buckets"]
@@ -1010,6 +1022,7 @@ QUOTES = [
     (ENHANCED, enhanced_speed_real_edges),
     (ENHANCED, enhanced_speed_bf16_labels),
     (ENHANCED, enhanced_speed_separate_scores),
+    (ENHANCED, enhanced_speed_24_epochs),
 ]
 
 
