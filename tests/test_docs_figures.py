@@ -907,6 +907,28 @@ def enhanced_speed_converged() -> str:
             f"weights): {verdict}")
 
 
+def enhanced_parse_phases() -> str:
+    result = load("benchmarks/enhanced_parse_phases.json")
+    row = load("enhanced/coach_valid_enhanced.json")
+    assert result["model"]["sha256"] == row["model"]["sha256"]
+    seconds, share = result["seconds"], result["share"]
+    assert abs(sum(seconds.values()) - result["total_seconds"]) < 1e-9
+    budget = result["data"]["sentences"] / 200
+    encoder_and_tree = seconds["encoder"] + seconds["tree_decoder"]
+    return (f"Where its time goes (`benchmarks/parse_phases.py`, `results/benchmarks/enhanced_parse_phases.json`, "
+            f"{result['date'][:10]}, medians of {result['repeats']} in-process parses of EWT test in the predictor's "
+            f"batches, start-up and writing apart: {result['total_seconds']:.2f} s, "
+            f"{result['sentences_per_second']:.1f} sentences/s): the BiLSTM {100 * share['encoder']:.0f} %, the "
+            f"valid tree decoder's steps {100 * share['tree_decoder']:.0f} %, the label classifiers "
+            f"{100 * share['labels']:.0f} %, the character CNN and embeddings {100 * share['embedding']:.0f} %, the "
+            f"tree's and the graph's initial scores {100 * share['tree_initial_scores']:.0f} and "
+            f"{100 * share['graph_initial_scores']:.0f} %, the graph phase's steps {100 * share['graph_decoder']:.0f} %, "
+            f"reading the file {100 * share['reading']:.0f} %. 200 sentences/s leaves {budget:.1f} s for the file; "
+            f"the BiLSTM and the tree decoder alone take {encoder_and_tree:.1f} s and the rest "
+            f"{result['total_seconds'] - encoder_and_tree:.1f} s more, so the target needs the encoder and the tree "
+            "decoder's steps much cheaper (a smaller encoder, fewer steps), which the graph phase alone cannot give")
+
+
 def english_parse_speed() -> str:
     result = load("benchmarks/english_parse_speed.json")
     float32, bfloat16 = result["rows"]["float32"], result["rows"]["bfloat16_buckets"]
@@ -1037,6 +1059,7 @@ QUOTES = [
     (ENHANCED, enhanced_speed_separate_scores),
     (ENHANCED, enhanced_speed_24_epochs),
     (ENHANCED, enhanced_speed_converged),
+    (ENHANCED, enhanced_parse_phases),
 ]
 
 

@@ -27,6 +27,7 @@ TOOLS = [
     "seqgraph_experiments.benchmarks.conllu_roundtrip",
     "seqgraph_experiments.benchmarks.epoch_time",
     "seqgraph_experiments.benchmarks.model_thread",
+    "seqgraph_experiments.benchmarks.parse_phases",
     "seqgraph_experiments.benchmarks.profile_parse",
     "seqgraph_experiments.benchmarks.profile_train",
     "seqgraph_experiments.benchmarks.serve_load",

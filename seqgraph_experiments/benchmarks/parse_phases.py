@@ -1,0 +1,152 @@
+"""
+Where the parsing time of a model of the enhanced graph goes, phase by phase: parses a CoNLL-U file with the
+`seqgraph_parser` predictor as `allennlp predict --batch-size 64` does (batches of 64 in file order, each cut
+into length buckets, the predictor's rules over the graph included), with a wall-clock timer around each phase,
+and writes the seconds of each (median of `--repeats` parses) to results/benchmarks/enhanced_parse_phases.json:
+
+    .venv/bin/python benchmarks/parse_phases.py MODEL.tar.gz data/UD_English-EWT/en_ewt-ud-test.conllu
+
+The phases (`PHASES`) are the model's own methods and the decoders it calls, timed where they are called; the
+CPU computes synchronously, so a phase's wall clock is its cost. `reading` is the dataset reader on the file
+(CoNLL-U parsed, instances built), as `allennlp predict --use-dataset-reader` reads it; `predictor` is what
+`predict_batch_instance` spends outside the model's `forward_on_instances` (the rules over the graph, the
+outputs); `batching` what `forward_on_instances` spends outside `forward` and `make_output_human_readable`
+(indexing, padding, tensors). Not timed: start-up, and writing the output file (`allennlp predict`'s own).
+Run it on a quiet machine: the timers add little (a few thousand calls), but one run varies by ~10 %.
+"""
+import argparse
+import functools
+import statistics
+import time
+from pathlib import Path
+from typing import Callable, Dict, List
+
+import torch
+
+from seqgraph_experiments.arguments import refuse_missing_files
+from seqgraph_experiments.provenance import sha256, stamp
+from seqgraph_experiments.results import BENCHMARKS, write_json
+
+RESULT = BENCHMARKS / "enhanced_parse_phases.json"
+BATCH_SIZE = 64
+# name: (where, attribute, what it is); "model" methods are timed on the model, "parser" functions where the
+# model's module calls them
+PHASES = {
+    "embedding": ("text_field_embedder", None, "the words' and characters' embeddings (the character CNN)"),
+    "encoder": ("encoder", None, "the BiLSTM"),
+    "encode": ("model", "_encode", "embedding, encoder and the tree's initial arc scores S_0 (MLPs, biaffine)"),
+    "graph_initial_scores": ("model", "_graph_initial_scores", "the graph phase's own arc scores (MLPs, biaffine)"),
+    "tree_decoder": ("parser", "greedy_valid_decode", "the valid decoder's steps (recurrent updates included)"),
+    "graph_decoder": ("parser", "greedy_graph_decode", "the graph phase's steps until STOP"),
+    "label_representations": ("model", "_label_representations", "the label MLPs"),
+    "basic_labels": ("model", "_decode_labels", "the basic relations' bilinear classifier"),
+    "enhanced_labels": ("model", "_decode_enhanced_labels", "the enhanced labels' bilinear classifier"),
+    "upos": ("model", "_upos_logits", "the UPOS tagger"),
+    "forward": ("model", "forward", "the model's whole forward pass"),
+    "human_readable": ("model", "make_output_human_readable", "the outputs as words and labels"),
+    "forward_on_instances": ("model", "forward_on_instances", "batching, forward and outputs"),
+    "predict": ("predictor", "predict_batch_instance", "everything after reading"),
+}
+
+
+def timed(function: Callable, totals: Dict[str, float], name: str) -> Callable:
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            totals[name] = totals.get(name, 0.0) + time.perf_counter() - start
+    return wrapper
+
+
+def instrument(predictor, totals: Dict[str, float]) -> None:
+    """Puts a timer around each of `PHASES` (on the instances: nothing is changed for other objects)."""
+    from seqgraph_allennlp.models import seqgraph_parser
+
+    model = predictor._model
+    for name, (where, attribute, _) in PHASES.items():
+        if where == "parser":
+            setattr(seqgraph_parser, attribute, timed(getattr(seqgraph_parser, attribute), totals, name))
+        elif where == "predictor":
+            setattr(predictor, attribute, timed(getattr(predictor, attribute), totals, name))
+        elif attribute is None:
+            module = getattr(model, where)
+            module.forward = timed(module.forward, totals, name)
+        else:
+            setattr(model, attribute, timed(getattr(model, attribute), totals, name))
+
+
+def derived(seconds: Dict[str, float], reading: float) -> Dict[str, float]:
+    """The exclusive parts that the nested timers leave: what each includes minus what it calls."""
+    return {
+        "reading": reading,
+        "embedding": seconds["embedding"],
+        "encoder": seconds["encoder"],
+        "tree_initial_scores": seconds["encode"] - seconds["embedding"] - seconds["encoder"],
+        "graph_initial_scores": seconds["graph_initial_scores"],
+        "tree_decoder": seconds["tree_decoder"],
+        "graph_decoder": seconds["graph_decoder"],
+        "labels": seconds["label_representations"] + seconds["basic_labels"] + seconds["enhanced_labels"],
+        "upos": seconds["upos"],
+        "rest_of_forward": seconds["forward"] - sum(seconds[name] for name in (
+            "encode", "graph_initial_scores", "tree_decoder", "graph_decoder", "label_representations",
+            "basic_labels", "enhanced_labels", "upos")),
+        "human_readable": seconds["human_readable"],
+        "batching": seconds["forward_on_instances"] - seconds["forward"] - seconds["human_readable"],
+        "predictor": seconds["predict"] - seconds["forward_on_instances"],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("model", help="the archive of a predict_enhanced model (model.tar.gz)")
+    parser.add_argument("conllu", help="the CoNLL-U file to parse")
+    parser.add_argument("--repeats", type=int, default=3, help="timed parses of the file (after a warm-up)")
+    parser.add_argument("--output", default=str(RESULT))
+    args = parser.parse_args()
+    refuse_missing_files(parser, [args.model, args.conllu])
+    from allennlp.models.archival import load_archive
+    from allennlp.predictors import Predictor
+
+    import seqgraph_allennlp  # noqa: F401  (registers the components)
+
+    predictor = Predictor.from_archive(load_archive(args.model), "seqgraph_parser")
+    totals: Dict[str, float] = {}
+    instrument(predictor, totals)
+    runs: List[Dict[str, float]] = []
+    for repeat in range(args.repeats + 1):
+        totals.clear()
+        start = time.perf_counter()
+        instances = list(predictor._dataset_reader.read(args.conllu))
+        reading = time.perf_counter() - start
+        for batch in range(0, len(instances), BATCH_SIZE):
+            predictor.predict_batch_instance(instances[batch:batch + BATCH_SIZE])
+        if repeat:  # the first is a warm-up
+            runs.append(derived(dict(totals), reading))
+    medians = {name: statistics.median(run[name] for run in runs) for name in runs[0]}
+    total = sum(medians.values())
+    result = {
+        "what": "seconds of each phase of parsing a CoNLL-U file with the seqgraph_parser predictor in batches of "
+                f"{BATCH_SIZE} (file order, length buckets), exclusive of each other; medians of the repeats; "
+                "start-up and writing the output not included",
+        "phases": {name: {"what": description} for name, (_, _, description) in PHASES.items()},
+        "model": {"path": args.model, "sha256": sha256(args.model)},
+        "data": {"path": args.conllu, "sha256": sha256(args.conllu), "sentences": len(instances)},
+        "torch_threads": torch.get_num_threads(),
+        "repeats": args.repeats,
+        "seconds": medians,
+        "share": {name: value / total for name, value in medians.items()},
+        "total_seconds": total,
+        "sentences_per_second": len(instances) / total,
+        "all_runs": runs,
+        **stamp("benchmarks/parse_phases.py"),
+    }
+    write_json(Path(args.output), result)
+    for name, value in sorted(medians.items(), key=lambda item: -item[1]):
+        print(f"{name:22s} {value:6.2f} s  {100 * value / total:5.1f} %")
+    print(f"total {total:.2f} s, {len(instances) / total:.1f} sentences/s; wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()
