@@ -929,6 +929,33 @@ def enhanced_parse_phases() -> str:
             "decoder's steps much cheaper (a smaller encoder, fewer steps), which the graph phase alone cannot give")
 
 
+def parse_phases_earlier() -> str:
+    earlier = previous_json("7f451ff", "benchmarks/enhanced_parse_phases.json")
+    now = load("benchmarks/enhanced_parse_phases.json")
+    assert earlier["model"]["sha256"] == now["model"]["sha256"] and earlier["date"] < now["date"]
+    return (f"The same command at {earlier['date'][11:16]} the same day gave {earlier['sentences_per_second']:.1f} "
+            "sentences/s for this model (commit 7f451ff's JSON): the machine's speed moved that much within the "
+            "session, so only runs side by side compare")
+
+
+def encoder_200_screen() -> str:
+    screen = load("enhanced/screens/encoder_200.json")
+    assert screen["config_differences"] == {"model.encoder.hidden_size": [400, 200]}
+    by_epoch = ", ".join(f"{row['ELAS']:+.2f}" for row in screen["change_minus_baseline"])
+    narrow, shipped = load("benchmarks/enhanced_parse_phases_encoder_200.json"), load(
+        "benchmarks/enhanced_parse_phases.json")
+    assert narrow["data"]["sha256"] == shipped["data"]["sha256"]
+    ratio = narrow["sentences_per_second"] / shipped["sentences_per_second"]
+    return (f"A narrower BiLSTM (200 units a direction instead of 400, the same seed) was screened for "
+            f"{screen['epochs']} epochs (`results/enhanced/screens/encoder_200.json`): dev ELAS, change minus the "
+            f"shipped config, by epoch: {by_epoch}. Its {screen['epochs']}-epoch model parses EWT test at "
+            f"{narrow['sentences_per_second']:.1f} sentences/s in the same tool "
+            f"(`results/benchmarks/enhanced_parse_phases_encoder_200.json`, the BiLSTM "
+            f"{narrow['seconds']['encoder']:.2f} s against {shipped['seconds']['encoder']:.2f} s), the shipped "
+            f"model at {shipped['sentences_per_second']:.1f} in the run right after it: {ratio:.2f} times as "
+            "fast, at a cost in accuracy that only a converged row can size")
+
+
 def english_parse_speed() -> str:
     result = load("benchmarks/english_parse_speed.json")
     float32, bfloat16 = result["rows"]["float32"], result["rows"]["bfloat16_buckets"]
@@ -1060,6 +1087,8 @@ QUOTES = [
     (ENHANCED, enhanced_speed_24_epochs),
     (ENHANCED, enhanced_speed_converged),
     (ENHANCED, enhanced_parse_phases),
+    (ENHANCED, parse_phases_earlier),
+    (ENHANCED, encoder_200_screen),
 ]
 
 
