@@ -887,13 +887,18 @@ def enhanced_speed_separate_scores() -> str:
             f"({source}): {verdict} on this model")
 
 
+def parses_at(result: Dict, after: float, source: str) -> str:
+    """"parses at X sentences/s after a start-up of Y s (SOURCE of the runs' range", its bracket left open."""
+    return (f"parses at {after:.1f} sentences/s after a start-up of {result['startup_seconds']:.2f} s ({source} of "
+            f"{min(result['all_seconds']):.1f} to {max(result['all_seconds']):.1f} s")
+
+
 def enhanced_speed_24_epochs() -> str:
     result, after, source = parsed_speed("enhanced_parse_speed_24_epochs.json")
     verdict = "200 is met" if after >= 200 else "short of 200"
     return (f"The 24-epoch model of the row without features (`coach_valid_enhanced` seed 0, archive sha256 "
-            f"{result['model']['sha256'][:8]}) parses at {after:.1f} sentences/s after a start-up of "
-            f"{result['startup_seconds']:.2f} s ({source} of {min(result['all_seconds']):.1f} to "
-            f"{max(result['all_seconds']):.1f} s): {verdict}")
+            f"{result['model']['sha256'][:8]}) {parses_at(result, after, source)}): {verdict}")
+
 
 def enhanced_speed_converged() -> str:
     result, after, source = parsed_speed("enhanced_parse_speed_converged.json")
@@ -901,10 +906,8 @@ def enhanced_speed_converged() -> str:
     assert result["model"]["sha256"] == row["model"]["sha256"] and not row["finished_budget"]
     verdict = "200 is met" if after >= 200 else "short of 200 too"
     return (f"The row's converged model (stopped by patience after {row['epochs_done']} epochs, archive sha256 "
-            f"{result['model']['sha256'][:8]}) parses at {after:.1f} sentences/s after a start-up of "
-            f"{result['startup_seconds']:.2f} s ({source} of {min(result['all_seconds']):.1f} to "
-            f"{max(result['all_seconds']):.1f} s, a spread that hides any difference between the two models' "
-            f"weights): {verdict}")
+            f"{result['model']['sha256'][:8]}) {parses_at(result, after, source)}, a spread that hides any "
+            f"difference between the two models' weights): {verdict}")
 
 
 def enhanced_parse_phases() -> str:

@@ -61,7 +61,10 @@ def timed(function: Callable, totals: Dict[str, float], name: str) -> Callable:
 
 
 def instrument(predictor, totals: Dict[str, float]) -> None:
-    """Puts a timer around each of `PHASES` (on the instances: nothing is changed for other objects)."""
+    """
+    Puts a timer around each of `PHASES`: the model's methods and modules and the predictor's on those
+    instances, the decoders in the parser's module for the whole process (a benchmark's process only).
+    """
     from seqgraph_allennlp.models import seqgraph_parser
 
     model = predictor._model
