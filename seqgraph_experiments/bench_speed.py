@@ -24,7 +24,7 @@ import statistics
 import subprocess
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Sequence, Tuple
 
 import torch
 from allennlp.data import Batch
@@ -76,31 +76,50 @@ def cli_parse_speed(archive_path: str, conllu: str, sentences: int, predictor_ar
     one run of either varies by about a second on two cores, a tenth of the parsing time. Every predicted
     sentence is checked to be a tree.
     """
-    out = RUNS / "speed_predict.conllu"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    return cli_parse_speeds([(archive_path, overrides)], conllu, sentences, predictor_args, repeats)[0]
 
-    def command(path) -> List[str]:
-        return commands.predict_conllu(archive_path, path, out, batch_size=64,
+
+def cli_parse_speeds(settings: Sequence[Tuple[str, str]], conllu: str, sentences: int, predictor_args: str = "{}",
+                     repeats: int = 3) -> List[Dict]:
+    """
+    `cli_parse_speed` of several `(archive, overrides)` settings in turns: each round runs every setting's
+    one-sentence and whole-file commands before the next round, so that the machine's drift over minutes
+    falls on every setting alike and their ratios compare. One result per setting, in order.
+    """
+    one_sentence = one_sentence_file(conllu)
+    outputs = [RUNS / f"speed_predict_{index}.conllu" for index in range(len(settings))]
+    outputs[0].parent.mkdir(parents=True, exist_ok=True)
+
+    def command(index: int, path) -> List[str]:
+        archive_path, overrides = settings[index]
+        return commands.predict_conllu(archive_path, path, outputs[index], batch_size=64,
                                        predictor_args=json.loads(predictor_args), overrides=overrides)
 
-    def timed(path) -> float:
+    def timed(index: int, path) -> float:
         start = time.perf_counter()
-        subprocess.run(command(path), cwd=ROOT, check=True, capture_output=True)
+        subprocess.run(command(index, path), cwd=ROOT, check=True, capture_output=True)
         return time.perf_counter() - start
 
-    one_sentence = one_sentence_file(conllu)
-    timed(one_sentence)  # warm-up: the first command of a session also fills the file cache
-    startups, runs = [], []
+    for index in range(len(settings)):
+        timed(index, one_sentence)  # warm-up: the first command also fills the file cache with the archive
+    startups: List[List[float]] = [[] for _ in settings]
+    runs: List[List[float]] = [[] for _ in settings]
     for _ in range(repeats):
-        startups.append(timed(one_sentence))
-        runs.append(timed(conllu))
-    startup, seconds = statistics.median(startups), statistics.median(runs)
-    trees = count_trees(out)
-    return {"command": shlex.join(command(conllu)[1:]), "seconds": seconds, "startup_seconds": startup,
+        for index in range(len(settings)):
+            startups[index].append(timed(index, one_sentence))
+            runs[index].append(timed(index, conllu))
+    results = []
+    for index in range(len(settings)):
+        startup, seconds = statistics.median(startups[index]), statistics.median(runs[index])
+        trees = count_trees(outputs[index])
+        results.append({
+            "command": shlex.join(command(index, conllu)[1:]), "seconds": seconds, "startup_seconds": startup,
             "sentences_per_second": sentences / seconds,
             "sentences_per_second_without_startup": sentences / (seconds - startup),
-            "repeats": repeats, "all_seconds": runs, "all_startup_seconds": startups,
-            "predicted_sentences": trees["sentences"], "predicted_trees": trees["trees"]}
+            "repeats": repeats, "all_seconds": runs[index], "all_startup_seconds": startups[index],
+            "predicted_sentences": trees["sentences"], "predicted_trees": trees["trees"],
+        })
+    return results
 
 
 def count_trees(conllu: Path) -> Dict[str, int]:

@@ -16,7 +16,7 @@ import torch
 
 from seqgraph_allennlp.common.conllu import read_sentences
 from seqgraph_experiments import RESULTS, ROOT
-from seqgraph_experiments.bench_speed import cli_parse_speed
+from seqgraph_experiments.bench_speed import cli_parse_speeds
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import write_json
 
@@ -25,30 +25,42 @@ OUT = RESULTS / "benchmarks" / "enhanced_parse_speed.json"
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True, help="the archive of a predict_enhanced model")
+    parser.add_argument("--model", required=True, action="append",
+                        help="the archive of a predict_enhanced model (once per setting)")
     parser.add_argument("--parse", required=True, help="CoNLL-U file to parse")
-    parser.add_argument("--weights", required=True, help="which weights the archive holds (kept in the JSON)")
+    parser.add_argument("--weights", required=True, action="append",
+                        help="which weights the archive holds (kept in the JSON; once per setting)")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--overrides", default="",
-                        help="dotted overrides for `allennlp predict -o` (JSON), e.g. an option an older archive lacks")
+    parser.add_argument("--overrides", action="append",
+                        help="dotted overrides for `allennlp predict -o` (JSON), e.g. an option an older archive "
+                             "lacks; once for every setting, or once per setting")
     parser.add_argument("--output", default=str(OUT))
     args = parser.parse_args()
+    overrides = args.overrides or [""]
+    if len(args.weights) != len(args.model) or len(overrides) not in (1, len(args.model)):
+        parser.error("give --weights once per --model, and --overrides once or once per --model")
+    if len(overrides) == 1:
+        overrides = overrides * len(args.model)
     sentences = sum(1 for _ in read_sentences(args.parse))
-    speed = cli_parse_speed(args.model, args.parse, sentences, overrides=args.overrides, repeats=args.repeats)
+    speeds = cli_parse_speeds(list(zip(args.model, overrides)), args.parse, sentences, repeats=args.repeats)
     parse_path = Path(args.parse).resolve()
+    rows = [{"model": {"path": model, "sha256": sha256(Path(model)), "weights": weights}, "overrides": own, **speed}
+            for model, weights, own, speed in zip(args.model, args.weights, overrides, speeds)]
+    measured = rows[0] if len(rows) == 1 else {"settings": rows}
     write_json(Path(args.output), {
         "what": "allennlp predict --batch-size 64 of a predict_enhanced model (tree, then extra edges until STOP), "
-                "CoNLL-U in and out; medians over alternating runs; start-up = the same command on one sentence",
-        "model": {"path": args.model, "sha256": sha256(Path(args.model)), "weights": args.weights},
-        "overrides": args.overrides,
+                "CoNLL-U in and out; medians over alternating runs; start-up = the same command on one sentence"
+                + ("" if len(rows) == 1 else "; the settings in turns, each round every setting's two commands"),
         "data": {"path": str(parse_path.relative_to(ROOT)) if parse_path.is_relative_to(ROOT) else args.parse,
                  "sha256": sha256(parse_path), "sentences": sentences},
         "torch_threads": torch.get_num_threads(),
-        **speed,
+        **measured,
         **stamp("scripts/enhanced_speed.py"),
     })
-    print(f"{speed['sentences_per_second_without_startup']:.1f} sentences/s after a start-up of "
-          f"{speed['startup_seconds']:.1f} s ({speed['sentences_per_second']:.1f} with it)")
+    for row in rows:
+        print(f"{row['model']['path']} {row['overrides']}: {row['sentences_per_second_without_startup']:.1f} "
+              f"sentences/s after a start-up of {row['startup_seconds']:.1f} s "
+              f"({row['sentences_per_second']:.1f} with it)")
 
 
 if __name__ == "__main__":

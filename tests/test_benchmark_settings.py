@@ -13,3 +13,32 @@ def test_interleaved_seconds_takes_turns():
 
 def test_per_second_uses_the_median():
     assert per_second(100, [1.0, 50.0, 2.0]) == 50.0
+
+
+def test_cli_parse_speeds_runs_the_settings_in_turns_each_with_its_own_output(monkeypatch, tmp_path):
+    from seqgraph_experiments import bench_speed
+
+    conllu = tmp_path / "two.conllu"
+    conllu.write_text("1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n\n1\tb\t_\t_\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
+    monkeypatch.setattr(bench_speed, "RUNS", tmp_path)
+    calls = []
+
+    def run(command, **kwargs):
+        # which archive, which input, which output: the predict command's arguments
+        archive, source = command[2], command[3]
+        output = command[command.index("--output-file") + 1]
+        calls.append((archive, "one" if "one_sentence" in source else "file", output))
+
+    monkeypatch.setattr(bench_speed.subprocess, "run", run)
+    monkeypatch.setattr(bench_speed, "count_trees", lambda path: {"sentences": 2, "trees": 2, "path": str(path)})
+    results = bench_speed.cli_parse_speeds([("a.tar.gz", ""), ("b.tar.gz", '{"x": 1}')], str(conllu), 2, repeats=2)
+    outputs = {"a.tar.gz": str(tmp_path / "speed_predict_0.conllu"), "b.tar.gz": str(tmp_path / "speed_predict_1.conllu")}
+    # a warm-up of each, then rounds of (one sentence, whole file) for a, then for b
+    expected = [("a.tar.gz", "one"), ("b.tar.gz", "one")] + [
+        (archive, kind) for _ in range(2) for archive in ("a.tar.gz", "b.tar.gz") for kind in ("one", "file")
+    ]
+    assert [(archive, kind) for archive, kind, _ in calls] == expected
+    assert all(output == outputs[archive] for archive, _, output in calls)
+    assert [len(result["all_seconds"]) for result in results] == [2, 2]
+    assert '"x": 1' in results[1]["command"] and "b.tar.gz" in results[1]["command"]
+    assert "a.tar.gz" in results[0]["command"] and " -o " not in results[0]["command"]

@@ -1284,6 +1284,23 @@ def bf16_labels() -> str:
             "(`results/benchmarks/bf16_labels_enhanced.json`)")
 
 
+def bf16_arcs() -> str:
+    result = load("benchmarks/bf16_arcs.json")
+    rows = {row["setting"]: row for row in result["rows"]}
+    f32, bf16 = rows["float32"], rows["arcs"]
+    assert result["native_bfloat16"] and result["option"] == "model.arc_bfloat16_inference"
+    assert f32["heads_changed_from_float32"] == f32["deps_changed_from_float32"] == 0
+    f32_seconds, bf16_seconds = f32["seconds"], bf16["seconds"]
+    faster = sum(b < f for b, f in zip(bf16_seconds, f32_seconds))
+    return (f"on EWT dev {bf16['heads_changed_from_float32']} of {result['words']:,} heads, "
+            f"{bf16['labels_changed_from_float32']} basic labels and {bf16['deps_changed_from_float32']} words' DEPS "
+            f"changed, UAS {100 * f32['UAS']:.2f} -> {100 * bf16['UAS']:.2f}, ELAS {100 * f32['ELAS']:.2f} -> "
+            f"{100 * bf16['ELAS']:.2f}; the model alone parsed dev in {statistics.median(bf16_seconds):.2f} s against "
+            f"{statistics.median(f32_seconds):.2f} s, medians of {len(f32_seconds)} interleaved runs of "
+            f"{min(f32_seconds + bf16_seconds):.1f} to {max(f32_seconds + bf16_seconds):.1f} s, faster in {faster} of "
+            f"{len(f32_seconds)} pairs (`results/benchmarks/bf16_arcs.json`, {result['date'][:10]})")
+
+
 def train_pass_enhanced() -> Dict[str, List[Dict]]:
     result = load("benchmarks/train_pass_enhanced_2026-11-27.json")
     by_setting: Dict[str, List[Dict]] = {}
@@ -1345,6 +1362,7 @@ QUOTES.append((ENHANCED, baseline_over_seeds))
 QUOTES.append((ENHANCED, baseline_without_features))
 QUOTES.append((ENHANCED, ours_without_features))
 QUOTES.append((ENHANCED, bf16_labels))
+QUOTES.append((ENHANCED, bf16_arcs))
 QUOTES.append((ENHANCED, separate_graph_scores_screen))
 QUOTES.append((ENHANCED, separate_graph_scores_converged))
 QUOTES.append((ENHANCED, separate_graph_scores_without))

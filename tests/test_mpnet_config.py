@@ -84,10 +84,10 @@ class TestMpnetEnhancedConfig(ModelTestCase):
         monkeypatch.setenv("PRETRAINED_MPNET", tiny_mpnet)
         enhanced = Params.from_file(str(ROOT / "training_config" / "coach_valid_mpnet_enhanced.jsonnet")).as_dict()
         plain = Params.from_file(str(ROOT / "training_config" / "coach_valid_mpnet.jsonnet")).as_dict()
-        # the same parser and features, with the graph phase (its own edge scores, its labels parsed in
-        # bfloat16), its targets and selection on ELAS
+        # the same parser and features, with the graph phase (its own edge scores, its labels and initial
+        # scores parsed in bfloat16), its targets and selection on ELAS
         assert enhanced["model"] == {**plain["model"], "predict_enhanced": True, "label_bfloat16_inference": True,
-                                     "separate_graph_scores": True}
+                                     "arc_bfloat16_inference": True, "separate_graph_scores": True}
         assert enhanced["dataset_reader"] == {**plain["dataset_reader"], "enhanced": True}
         assert enhanced["trainer"]["validation_metric"] == "+ELAS"
 

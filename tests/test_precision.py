@@ -57,3 +57,36 @@ def test_both_modules_follow_the_policy(native):
     assert torch.allclose(outputs[True], outputs[False], atol=5e-2)
     assert weight._bfloat16 == Bfloat16Options(training=False, inference=True)
     assert encoder._bfloat16 == Bfloat16Options(training=True, inference=True)
+
+
+@pytest.mark.parametrize("has_native", [True, False])
+def test_the_parsers_initial_scores_follow_the_policy_when_parsing_only(has_native, native):
+    # arc_bfloat16_inference: S_0 and G_0 (the arc MLPs and biaffines) in bfloat16 when parsing on a native
+    # CPU, float32 out; in training, and without native bfloat16, exactly float32
+    from tests.test_root_label import ENHANCED_DATA, model_and_batch
+
+    native(has_native)
+    # the shipped enhanced config (and so its fixture twin) has the option on
+    fast, _, tensors = model_and_batch("coach_valid_enhanced", ENHANCED_DATA)
+    plain, _, _ = model_and_batch("coach_valid_enhanced", ENHANCED_DATA, '{"model.arc_bfloat16_inference": false}')
+    plain.load_state_dict(fast.state_dict())
+    assert fast._arc_bfloat16 == Bfloat16Options(training=False, inference=True)
+    assert plain._arc_bfloat16 == Bfloat16Options()
+    for training in (True, False):
+        scores = {}
+        for name, model in (("plain", plain), ("fast", fast)):
+            model.train(training)
+            # no dropout in either mode: the two models' values compare
+            model._dropout.p = model._input_dropout.p = 0.0
+            model.encoder._layer_dropout.p = 0.0
+            with torch.no_grad():
+                initial_scores, encoded, _, _ = model._encode(tensors["words"], None)
+                scores[name] = [initial_scores, model._graph_initial_scores(encoded)]
+        for actual, expected in zip(scores["fast"], scores["plain"]):
+            assert actual.dtype == torch.float32
+            if training or not has_native:
+                assert torch.equal(actual, expected)
+            else:
+                assert not torch.equal(actual, expected)
+                # bfloat16's 8 bits of mantissa on the scores' scale
+                torch.testing.assert_close(actual, expected, rtol=0, atol=0.02 * float(expected.abs().max()))

@@ -114,13 +114,21 @@
   // Parsing computes the label classifiers' bilinear products (380 enhanced labels) in bfloat16 where the
   // CPU has it natively: on EWT dev 7 of 25,147 basic labels and 8 words' DEPS changed, ELAS 78.27 -> 78.28
   // (results/benchmarks/bf16_labels_enhanced.json); -o '{"model.label_bfloat16_inference": false}'
+  // and the initial edge scores (S_0 and G_0: the arc MLPs and biaffines, arc_bfloat16_inference): on EWT dev
+  // with the converged coach_valid_enhanced, 17 of 25,147 heads and 26 words' DEPS changed, ELAS 82.51 -> 82.52
+  // (results/benchmarks/bf16_arcs.json); -o '{"model.arc_bfloat16_inference": false}'
   // The graph phase scores its edges with its own biaffine added (separate_graph_scores, docs/ENHANCED.md):
   // on EWT over the mpnet features (seed 0, at most 40 epochs each, patience 5) test ELAS 89.87 against 88.15 without it
   // (results/enhanced/coach_valid_mpnet_enhanced.json, coach_valid_mpnet_enhanced_shared_scores.json); the
   // runs before 2026-11-27 evening had it off: -o '{"model.separate_graph_scores": false}'
   enhanced_graph:: {
     dataset_reader+: { enhanced: true },
-    model+: { predict_enhanced: true, label_bfloat16_inference: true, separate_graph_scores: true },
+    model+: {
+      predict_enhanced: true,
+      label_bfloat16_inference: true,
+      arc_bfloat16_inference: true,
+      separate_graph_scores: true,
+    },
     trainer+: { validation_metric: '+ELAS' },
   },
 

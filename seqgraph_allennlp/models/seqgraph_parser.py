@@ -16,6 +16,7 @@ from allennlp.training.metrics import Average, CategoricalAccuracy
 from seqgraph_allennlp.common.errors import SentenceTooLongError
 from seqgraph_allennlp.modules.bilinear import MatmulBilinear, MatmulBilinearMatrixAttention
 from seqgraph_allennlp.modules.initialization import LoadedWithoutInit
+from seqgraph_allennlp.modules.precision import Bfloat16Options
 from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
 from seqgraph_allennlp.oracles import Oracle, free_edges, gold_edge_index
 from seqgraph_allennlp.oracles.uniform import UniformOracle
@@ -278,6 +279,10 @@ class SeqGraphParser(LoadedWithoutInit, Model):
         the CPU has it natively (`MatmulBilinear`, `modules.precision`); weights and gradients stay float32.
     label_bfloat16_inference : `bool`, optional (default = `False`)
         The same outside training (parsing, validation).
+    arc_bfloat16_inference : `bool`, optional (default = `False`)
+        Outside training, the initial edge scores (`S_0`, and `G_0` with `separate_graph_scores`: the arc
+        MLPs and biaffine products) under bfloat16 autocast where the CPU has it natively
+        (`modules.precision`); the scores come back float32. Training is never affected.
     initializer : `InitializerApplicator`, optional
     """
 
@@ -309,6 +314,7 @@ class SeqGraphParser(LoadedWithoutInit, Model):
         separate_graph_scores: bool = False,
         label_bfloat16_training: bool = False,
         label_bfloat16_inference: bool = False,
+        arc_bfloat16_inference: bool = False,
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs,
     ) -> None:
@@ -361,6 +367,7 @@ class SeqGraphParser(LoadedWithoutInit, Model):
         )
         # a constant added to every edge score cancels in the softmax over all edges: never trained
         self.arc_attention._bias.requires_grad_(False)
+        self._arc_bfloat16 = Bfloat16Options(inference=arc_bfloat16_inference)
 
         self.recurrent = recurrent
         self.recurrent_weight = (
@@ -842,21 +849,32 @@ class SeqGraphParser(LoadedWithoutInit, Model):
         encoded = self._dropout(encoded)
 
         # shape (batch_size, V, V): S_0[head, dependent]
-        initial_scores = self.arc_attention(
-            self._dropout(self.head_arc_feedforward(encoded)),
-            self._dropout(self.dependent_arc_feedforward(encoded)),
+        initial_scores = self._arc_scores(
+            encoded, self.head_arc_feedforward, self.dependent_arc_feedforward, self.arc_attention
         )
-
         return initial_scores, encoded, final_state, node_mask
 
     def _graph_initial_scores(self, encoded: torch.Tensor) -> Optional[torch.Tensor]:
         """`G_0` `(batch_size, V, V)`, the graph phase's own edge scores (`separate_graph_scores`), else `None`."""
         if not self.separate_graph_scores:
             return None
-        return self.graph_arc_attention(
-            self._dropout(self.graph_head_arc_feedforward(encoded)),
-            self._dropout(self.graph_dependent_arc_feedforward(encoded)),
+        return self._arc_scores(
+            encoded, self.graph_head_arc_feedforward, self.graph_dependent_arc_feedforward, self.graph_arc_attention
         )
+
+    def _arc_scores(
+        self,
+        encoded: torch.Tensor,
+        head_feedforward: FeedForward,
+        dependent_feedforward: FeedForward,
+        attention: MatmulBilinearMatrixAttention,
+    ) -> torch.Tensor:
+        """`(batch_size, V, V)` float32 biaffine edge scores `[head, dependent]` of the encoded nodes."""
+        with self._arc_bfloat16.autocast(self.training, encoded.device):
+            scores = attention(
+                self._dropout(head_feedforward(encoded)), self._dropout(dependent_feedforward(encoded))
+            )
+        return scores.float()
 
     def decode_steps(
         self,

@@ -1,16 +1,18 @@
 """
-What computing the label classifiers in bfloat16 changes (the parser's `label_bfloat16_inference`: the basic
-and enhanced labels' bilinear products, `MatmulBilinear`): parses a CoNLL-U file with a sequential parser's
-archive with the option off and on, in the predictor's batches (64 sentences in file order, cut into length
-buckets), and writes the model's own scores against the file's gold (LAS, UAS and, for a model of the
-enhanced graph, ELAS and EULAS), how many basic labels and how many words' DEPS differ from float32, and the
-sentences per second of the model alone (median of interleaved repeats, parsed without the gold) to
-results/benchmarks/bf16_labels.json:
+What computing a part of the parser in bfloat16 when parsing changes: the label classifiers (`--option labels`,
+the parser's `label_bfloat16_inference`: the basic and enhanced labels' bilinear products, `MatmulBilinear`)
+or the initial edge scores (`--option arcs`, `arc_bfloat16_inference`: the arc MLPs and biaffine products of
+`S_0` and `G_0`). Parses a CoNLL-U file with a sequential parser's archive with the option off ("float32":
+that part in float32, everything else as the archive says) and on, in the predictor's batches (64 sentences
+in file order, cut into length buckets), and writes the model's own scores against the file's gold (LAS, UAS
+and, for a model of the enhanced graph, ELAS and EULAS), how many heads, basic labels and words' DEPS differ
+from the option off, and the sentences per second of the model alone (median of interleaved repeats, parsed
+without the gold) to results/benchmarks/bf16_labels.json (bf16_arcs.json):
 
-    .venv/bin/python benchmarks/bf16_labels.py MODEL.tar.gz data/UD_English-EWT/en_ewt-ud-dev.conllu
+    .venv/bin/python benchmarks/bf16_labels.py MODEL.tar.gz data/UD_English-EWT/en_ewt-ud-dev.conllu [--option arcs]
 
-Everything else runs as the archive says. On a CPU without native bfloat16 both settings run in float32.
-Choose on a dev file: this decides what parsing ships with.
+On a CPU without native bfloat16 both settings run in float32. Choose on a dev file: this decides what
+parsing ships with.
 """
 import argparse
 import json
@@ -25,11 +27,14 @@ from seqgraph_experiments.instances import forward_in_buckets, read_instances, w
 from seqgraph_experiments.provenance import stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
-RESULT = BENCHMARKS / "bf16_labels.json"
-SETTINGS = {
-    "float32": {"model.label_bfloat16_inference": False},
-    "labels": {"model.label_bfloat16_inference": True},
-}
+# each option's dotted name in the archive's config
+OPTIONS = {"labels": "model.label_bfloat16_inference", "arcs": "model.arc_bfloat16_inference"}
+
+
+def settings(option: str) -> dict:
+    """The two settings compared: the option off ("float32") and on (named after the option)."""
+    return {"float32": {OPTIONS[option]: False}, option: {OPTIONS[option]: True}}
+
 SCORES = ("UAS", "LAS", "ELAS", "EULAS")
 
 
@@ -40,10 +45,14 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="timed parses of the file per setting, interleaved")
     parser.add_argument("--overrides", default="{}",
                         help="dotted overrides for both settings, e.g. a feature cache directory (JSON)")
-    parser.add_argument("--output", default=str(RESULT))
+    parser.add_argument("--option", choices=sorted(OPTIONS), default="labels",
+                        help="the part computed in bfloat16 (default: %(default)s)")
+    parser.add_argument("--output", help="the JSON to write (default: results/benchmarks/bf16_OPTION.json)")
     args = parser.parse_args()
     refuse_missing_files(parser, [args.model, args.conllu])
-    archives = load_settings(args.model, SETTINGS, json.loads(args.overrides))
+    compared = settings(args.option)
+    output = args.output or str(BENCHMARKS / f"bf16_{args.option}.json")
+    archives = load_settings(args.model, compared, json.loads(args.overrides))
     models = {name: archive.model for name, archive in archives.items()}
     instances = read_instances(archives["float32"], args.conllu)
     outputs, scores = {}, {}
@@ -56,8 +65,11 @@ def main() -> None:
     reference = outputs["float32"]
     words = sum(len(output["predicted_dependencies"]) for output in reference)
     rows = []
-    for name in SETTINGS:
+    for name in compared:
         pairs = list(zip(outputs[name], reference))
+        heads_changed = sum(
+            sum(a != b for a, b in zip(output["predicted_heads"], base["predicted_heads"])) for output, base in pairs
+        )
         labels_changed = sum(
             sum(a != b for a, b in zip(output["predicted_dependencies"], base["predicted_dependencies"]))
             for output, base in pairs
@@ -68,19 +80,22 @@ def main() -> None:
         )
         rows.append({
             "setting": name,
-            "overrides": SETTINGS[name],
+            "overrides": compared[name],
             **scores[name],
+            "heads_changed_from_float32": heads_changed,
             "labels_changed_from_float32": labels_changed,
             "deps_changed_from_float32": deps_changed,
             "sentences_per_second": per_second(len(instances), seconds[name]),
             "seconds": seconds[name],
         })
         shown = ", ".join(f"{key} {100 * value:.2f}" for key, value in scores[name].items())
-        print(f"{name}: {shown}; {labels_changed} labels and {deps_changed} words' DEPS of {words} changed from "
+        print(f"{name}: {shown}; {heads_changed} heads, {labels_changed} labels and {deps_changed} words' DEPS "
+              f"of {words} changed from "
               f"float32; {rows[-1]['sentences_per_second']:.1f} sentences/s", flush=True)
     result = {
         "archive": args.model,
         "file": args.conllu,
+        "option": OPTIONS[args.option],
         "overrides": json.loads(args.overrides),
         "sentences": len(instances),
         "words": words,
@@ -89,7 +104,7 @@ def main() -> None:
         "rows": rows,
         **stamp("benchmarks/bf16_labels.py"),
     }
-    print(f"wrote {write_json(Path(args.output), result)}")
+    print(f"wrote {write_json(Path(output), result)}")
 
 
 if __name__ == "__main__":
