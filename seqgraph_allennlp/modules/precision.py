@@ -1,17 +1,18 @@
 """
-The package's one precision policy: where a module computes in bfloat16. Three modules take bfloat16 options,
-each its own because each was measured on its own (speed and accuracy, docs/BENCHMARKS.md and
-docs/RESULTS.md): the encoder (`fused_bilstm`: `bfloat16_training`, `bfloat16_inference`), the recurrent
-weight model (`recurrent_weight`: the same two names) and the label classifiers' bilinear products
+The package's one precision policy: where a module computes in bfloat16. Four parts take bfloat16 options,
+each its own because each was measured on its own (speed and accuracy, docs/BENCHMARKS.md, docs/RESULTS.md
+and docs/ENHANCED.md): the encoder (`fused_bilstm`: `bfloat16_training`, `bfloat16_inference`), the recurrent
+weight model (`recurrent_weight`: the same two names), the label classifiers' bilinear products
 (`bilinear.MatmulBilinear`: the same two names; the parser's `label_bfloat16_training` and
-`label_bfloat16_inference`). What those
-options mean is decided here only:
+`label_bfloat16_inference`) and the parser's initial edge scores (`arc_bfloat16_inference`: the arc MLPs and
+biaffines under autocast, parsing only). What those options mean is decided here only:
 
 * bfloat16 is used in the module's current mode (training or not) when that mode's option is on, and only on
   a CPU that computes bfloat16 matrix products natively (`native_bfloat16`); anywhere else, float32;
-* weights, gradients and the optimiser's state stay float32, and a module returns float32: the encoder and
-  the recurrent weight model compute under `torch.autocast` (`Bfloat16Options.autocast`); the bilinear
-  products cast their inputs and weight themselves, so that their outer products are formed in bfloat16 too.
+* weights, gradients and the optimiser's state stay float32, and a module returns float32: the encoder, the
+  recurrent weight model and the initial scores compute under `torch.autocast` (`Bfloat16Options.autocast`);
+  the bilinear products cast their inputs and weight themselves, so that their outer products are formed in
+  bfloat16 too.
 """
 import contextlib
 import functools
