@@ -1269,13 +1269,19 @@ def ours_without_features() -> str:
                and baseline["best_epoch"] == baseline["epochs_done"] else ""))
 
 
-def bf16_labels() -> str:
-    result = load("benchmarks/bf16_labels_enhanced.json")
+def bf16_pair(name: str, setting: str) -> Tuple[Dict, Dict, Dict, List[float], List[float], int]:
+    """A `benchmarks/bf16_labels.py` result: it, its float32 and bfloat16 rows, their seconds, and in how many
+    interleaved pairs bfloat16 was faster."""
+    result = load(f"benchmarks/{name}")
     rows = {row["setting"]: row for row in result["rows"]}
-    f32, bf16 = rows["float32"], rows["labels"]
-    assert result["native_bfloat16"] and f32["labels_changed_from_float32"] == 0
+    f32, bf16 = rows["float32"], rows[setting]
+    assert result["native_bfloat16"] and f32["labels_changed_from_float32"] == f32["deps_changed_from_float32"] == 0
     f32_seconds, bf16_seconds = f32["seconds"], bf16["seconds"]
-    faster = sum(b < f for b, f in zip(bf16_seconds, f32_seconds))
+    return result, f32, bf16, f32_seconds, bf16_seconds, sum(b < f for b, f in zip(bf16_seconds, f32_seconds))
+
+
+def bf16_labels() -> str:
+    result, f32, bf16, f32_seconds, bf16_seconds, faster = bf16_pair("bf16_labels_enhanced.json", "labels")
     return (f"on EWT dev {bf16['labels_changed_from_float32']} of {result['words']:,} basic labels and "
             f"{bf16['deps_changed_from_float32']} words' DEPS changed, LAS {100 * f32['LAS']:.2f} -> "
             f"{100 * bf16['LAS']:.2f}, ELAS {100 * f32['ELAS']:.2f} -> {100 * bf16['ELAS']:.2f}; the model alone "
@@ -1285,13 +1291,8 @@ def bf16_labels() -> str:
 
 
 def bf16_arcs() -> str:
-    result = load("benchmarks/bf16_arcs.json")
-    rows = {row["setting"]: row for row in result["rows"]}
-    f32, bf16 = rows["float32"], rows["arcs"]
-    assert result["native_bfloat16"] and result["option"] == "model.arc_bfloat16_inference"
-    assert f32["heads_changed_from_float32"] == f32["deps_changed_from_float32"] == 0
-    f32_seconds, bf16_seconds = f32["seconds"], bf16["seconds"]
-    faster = sum(b < f for b, f in zip(bf16_seconds, f32_seconds))
+    result, f32, bf16, f32_seconds, bf16_seconds, faster = bf16_pair("bf16_arcs.json", "arcs")
+    assert result["option"] == "model.arc_bfloat16_inference" and f32["heads_changed_from_float32"] == 0
     return (f"on EWT dev {bf16['heads_changed_from_float32']} of {result['words']:,} heads, "
             f"{bf16['labels_changed_from_float32']} basic labels and {bf16['deps_changed_from_float32']} words' DEPS "
             f"changed, UAS {100 * f32['UAS']:.2f} -> {100 * bf16['UAS']:.2f}, ELAS {100 * f32['ELAS']:.2f} -> "
