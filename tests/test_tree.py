@@ -661,13 +661,16 @@ def test_greedy_decode_keeps_each_steps_policy_and_valid_edges(lengths, seed, ta
 
 
 def reference_greedy(
-    step_scores: List[List[List[float]]], num_words: int, single_root: bool, tau: Optional[float]
+    step_scores: List[List[List[float]]], num_words: int, single_root: bool, tau: Optional[float],
+    ties: bool = False,
 ) -> List[Tuple[int, int, int, float]]:
     """
     Brute force: at each step t, with that step's scores S_t (one sentence, V x V), enumerate every (h, d),
     keep those that keep a valid partial tree and take the highest score; with `tau`, keep adding the next
     best valid edge while its probability under softmax(S_t) over all V*V edges is >= tau.
-    Returns (head, dependent, step, probability) in order.
+    Returns (head, dependent, step, probability) in order. With `ties`, equal scores are expected and the
+    edge of the lowest flattened index `h * V + d` among the best wins ("increasing edge-index order");
+    without, near-ties are skipped.
     """
     num_nodes = num_words + 1
     edges: Set[Tuple[int, int]] = set()
@@ -687,10 +690,11 @@ def reference_greedy(
                     for d in range(num_nodes)
                     if py_edge_keeps_tree(edges, h, d, num_words, single_root)
                 ),
-                reverse=True,
+                key=lambda candidate: (-candidate[0], candidate[1] * num_nodes + candidate[2]),
             )
-            # skip near-ties, where float32 rounding may legitimately pick the other edge
-            assume(len(candidates) < 2 or candidates[0][0] - candidates[1][0] > 1e-4)
+            if not ties:
+                # skip near-ties, where float32 rounding may legitimately pick the other edge
+                assume(len(candidates) < 2 or candidates[0][0] - candidates[1][0] > 1e-4)
             score, head, dependent = candidates[0]
             probability = math.exp(score - normaliser)
             if not first:
@@ -704,6 +708,27 @@ def reference_greedy(
                 break
         step += 1
     return result
+
+
+@settings(max_examples=150, deadline=None)
+@given(lengths=small_lengths_strategy, seed=seed_strategy, single_root=st.booleans(), tau=st.sampled_from(TAUS))
+def test_greedy_decode_breaks_ties_by_the_lowest_edge_index(lengths, seed, single_root, tau):
+    # scores of a few integer values: many valid edges tie at every step and within a step's tau rounds
+    rng = generator(seed)
+    node_mask = make_node_mask(lengths)
+    batch_size, num_nodes = node_mask.shape
+    score_function = StepScores(rng, batch_size, num_nodes, max(lengths), scale=1.0)
+    score_function.scores = [torch.randint(0, 3, s.shape, generator=rng).float() for s in score_function.scores]
+    expected = [
+        reference_greedy([s[b, : length + 1, : length + 1].tolist() for s in score_function.scores], length,
+                         single_root, tau, ties=True)
+        for b, length in enumerate(lengths)
+    ]
+    decoding = greedy_valid_decode(score_function, node_mask, single_root=single_root, tau=tau)
+    for b, length in enumerate(lengths):
+        got = [tuple(int(value) for value in (*decoding.edges[b, p].tolist(), decoding.edge_steps[b, p]))
+               for p in range(length)]
+        assert got == [edge[:3] for edge in expected[b]]
 
 
 @settings(max_examples=150, deadline=None)
