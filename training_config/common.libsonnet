@@ -115,8 +115,9 @@
   // CPU has it natively: on EWT dev 7 of 25,147 basic labels and 8 words' DEPS changed, ELAS 78.27 -> 78.28
   // (results/benchmarks/bf16_labels_enhanced.json); -o '{"model.label_bfloat16_inference": false}'
   // and the initial edge scores (S_0 and G_0: the arc MLPs and biaffines, arc_bfloat16_inference): on EWT dev
-  // with the converged coach_valid_enhanced, 17 of 25,147 heads and 26 words' DEPS changed, ELAS 82.51 -> 82.52
-  // (results/benchmarks/bf16_arcs.json); -o '{"model.arc_bfloat16_inference": false}'
+  // with the converged coach_valid_enhanced, 17 of 25,147 heads and 26 words' DEPS changed, ELAS 82.51 -> 82.52,
+  // the initial scores' own time 1.95 -> 1.75 s, about 1 % of a parse (results/benchmarks/bf16_arcs.json);
+  // -o '{"model.arc_bfloat16_inference": false}'
   // The graph phase scores its edges with its own biaffine added (separate_graph_scores, docs/ENHANCED.md):
   // on EWT over the mpnet features (seed 0, at most 40 epochs each, patience 5) test ELAS 89.87 against 88.15 without it
   // (results/enhanced/coach_valid_mpnet_enhanced.json, coach_valid_mpnet_enhanced_shared_scores.json); the

@@ -6,8 +6,10 @@ or the initial edge scores (`--option arcs`, `arc_bfloat16_inference`: the arc M
 that part in float32, everything else as the archive says) and on, in the predictor's batches (64 sentences
 in file order, cut into length buckets), and writes the model's own scores against the file's gold (LAS, UAS
 and, for a model of the enhanced graph, ELAS and EULAS), how many heads, basic labels and words' DEPS differ
-from the option off, and the sentences per second of the model alone (median of interleaved repeats, parsed
-without the gold) to results/benchmarks/bf16_labels.json (bf16_arcs.json):
+from the option off, the sentences per second of the model alone (median of interleaved repeats, parsed
+without the gold) and, in those same parses, the seconds of the part that the option changes (`PARTS`, the
+model's methods timed on each model: a gain of a few percent of a parse is smaller than a two-core machine's
+drift between runs, the part's own time shows it) to results/benchmarks/bf16_labels.json (bf16_arcs.json):
 
     .venv/bin/python benchmarks/bf16_labels.py MODEL.tar.gz data/UD_English-EWT/en_ewt-ud-dev.conllu [--option arcs]
 
@@ -16,19 +18,23 @@ parsing ships with.
 """
 import argparse
 import json
+import statistics
 from pathlib import Path
+from typing import Dict, List
 
 import torch
 
 from seqgraph_allennlp.modules.precision import native_bfloat16
 from seqgraph_experiments.arguments import refuse_missing_files
+from seqgraph_experiments.benchmarks.parse_phases import timed
 from seqgraph_experiments.benchmarks.settings import interleaved_seconds, load_settings, per_second
 from seqgraph_experiments.instances import forward_in_buckets, read_instances, without_gold
 from seqgraph_experiments.provenance import stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
-# each option's dotted name in the archive's config
+# each option's dotted name in the archive's config, and the model's methods that compute its part
 OPTIONS = {"labels": "model.label_bfloat16_inference", "arcs": "model.arc_bfloat16_inference"}
+PARTS = {"labels": ("_decode_labels", "_decode_enhanced_labels"), "arcs": ("_arc_scores",)}
 
 
 def settings(option: str) -> dict:
@@ -61,7 +67,21 @@ def main() -> None:
         outputs[name] = forward_in_buckets(model, instances)
         scores[name] = {key: value for key, value in model.get_metrics(reset=True).items() if key in SCORES}
     bare = [without_gold(instance) for instance in instances]
-    seconds = interleaved_seconds(models, lambda model: forward_in_buckets(model, bare), args.repeats)
+    part_totals: Dict[str, float] = {}
+    for name, model in models.items():
+        for method in PARTS[args.option]:
+            if hasattr(model, method):
+                setattr(model, method, timed(getattr(model, method), part_totals, name))
+    part_seconds: Dict[str, List[float]] = {name: [] for name in models}
+    setting_of = {id(model): name for name, model in models.items()}
+
+    def parse(model) -> None:
+        name = setting_of[id(model)]
+        before = part_totals.get(name, 0.0)
+        forward_in_buckets(model, bare)
+        part_seconds[name].append(part_totals.get(name, 0.0) - before)
+
+    seconds = interleaved_seconds(models, parse, args.repeats)
     reference = outputs["float32"]
     words = sum(len(output["predicted_dependencies"]) for output in reference)
     rows = []
@@ -87,11 +107,14 @@ def main() -> None:
             "deps_changed_from_float32": deps_changed,
             "sentences_per_second": per_second(len(instances), seconds[name]),
             "seconds": seconds[name],
+            "part": list(PARTS[args.option]),
+            "part_seconds": part_seconds[name],
         })
         shown = ", ".join(f"{key} {100 * value:.2f}" for key, value in scores[name].items())
         print(f"{name}: {shown}; {heads_changed} heads, {labels_changed} labels and {deps_changed} words' DEPS "
               f"of {words} changed from "
-              f"float32; {rows[-1]['sentences_per_second']:.1f} sentences/s", flush=True)
+              f"float32; {rows[-1]['sentences_per_second']:.1f} sentences/s, the part "
+              f"{statistics.median(part_seconds[name]):.2f} s", flush=True)
     result = {
         "archive": args.model,
         "file": args.conllu,

@@ -106,6 +106,8 @@ def main() -> None:
     parser.add_argument("model", help="the archive of a predict_enhanced model (model.tar.gz)")
     parser.add_argument("conllu", help="the CoNLL-U file to parse")
     parser.add_argument("--repeats", type=int, default=3, help="timed parses of the file (after a warm-up)")
+    parser.add_argument("--overrides", default="",
+                        help="dotted overrides of the archive's config (JSON), e.g. a precision option")
     parser.add_argument("--output", default=str(RESULT))
     args = parser.parse_args()
     refuse_missing_files(parser, [args.model, args.conllu])
@@ -114,7 +116,7 @@ def main() -> None:
 
     import seqgraph_allennlp  # noqa: F401  (registers the components)
 
-    predictor = Predictor.from_archive(load_archive(args.model), "seqgraph_parser")
+    predictor = Predictor.from_archive(load_archive(args.model, overrides=args.overrides), "seqgraph_parser")
     totals: Dict[str, float] = {}
     instrument(predictor, totals)
     runs: List[Dict[str, float]] = []
@@ -135,6 +137,7 @@ def main() -> None:
                 "start-up and writing the output not included",
         "phases": {name: {"what": description} for name, (_, _, description) in PHASES.items()},
         "model": {"path": args.model, "sha256": sha256(args.model)},
+        "overrides": args.overrides,
         "data": {"path": args.conllu, "sha256": sha256(args.conllu), "sentences": len(instances)},
         "torch_threads": torch.get_num_threads(),
         "repeats": args.repeats,
