@@ -710,25 +710,38 @@ def reference_greedy(
     return result
 
 
+def decoded_and_expected(score_function: StepScores, lengths: Sequence[int], single_root: bool,
+                         tau: Optional[float], ties: bool = False):
+    """
+    `reference_greedy` of each sentence on the score function's step scores, and `greedy_valid_decode` of the
+    batch: the decoding, the reference's `(head, dependent, step, probability)` lists and the decoder's
+    `(head, dependent, step)` lists, one per sentence.
+    """
+    expected = [
+        reference_greedy([s[b, : length + 1, : length + 1].tolist() for s in score_function.scores], length,
+                         single_root, tau, ties)
+        for b, length in enumerate(lengths)
+    ]
+    decoding = greedy_valid_decode(score_function, make_node_mask(lengths), single_root=single_root, tau=tau)
+    got = [
+        [(int(decoding.edges[b, p, 0]), int(decoding.edges[b, p, 1]), int(decoding.edge_steps[b, p]))
+         for p in range(length)]
+        for b, length in enumerate(lengths)
+    ]
+    return decoding, expected, got
+
+
 @settings(max_examples=150, deadline=None)
 @given(lengths=small_lengths_strategy, seed=seed_strategy, single_root=st.booleans(), tau=st.sampled_from(TAUS))
 def test_greedy_decode_breaks_ties_by_the_lowest_edge_index(lengths, seed, single_root, tau):
     # scores of a few integer values: many valid edges tie at every step and within a step's tau rounds
     rng = generator(seed)
-    node_mask = make_node_mask(lengths)
-    batch_size, num_nodes = node_mask.shape
+    batch_size, num_nodes = make_node_mask(lengths).shape
     score_function = StepScores(rng, batch_size, num_nodes, max(lengths), scale=1.0)
     score_function.scores = [torch.randint(0, 3, s.shape, generator=rng).float() for s in score_function.scores]
-    expected = [
-        reference_greedy([s[b, : length + 1, : length + 1].tolist() for s in score_function.scores], length,
-                         single_root, tau, ties=True)
-        for b, length in enumerate(lengths)
-    ]
-    decoding = greedy_valid_decode(score_function, node_mask, single_root=single_root, tau=tau)
-    for b, length in enumerate(lengths):
-        got = [tuple(int(value) for value in (*decoding.edges[b, p].tolist(), decoding.edge_steps[b, p]))
-               for p in range(length)]
-        assert got == [edge[:3] for edge in expected[b]]
+    _, expected, got = decoded_and_expected(score_function, lengths, single_root, tau, ties=True)
+    for b in range(len(lengths)):
+        assert got[b] == [edge[:3] for edge in expected[b]]
 
 
 @settings(max_examples=150, deadline=None)
@@ -741,24 +754,11 @@ def test_greedy_decode_breaks_ties_by_the_lowest_edge_index(lengths, seed, singl
 )
 def test_greedy_decode_equals_brute_force_with_step_dependent_scores(lengths, seed, single_root, tau, scale):
     rng = generator(seed)
-    node_mask = make_node_mask(lengths)
-    batch_size, num_nodes = node_mask.shape
+    batch_size, num_nodes = make_node_mask(lengths).shape
     score_function = StepScores(rng, batch_size, num_nodes, max(lengths), scale=scale)
-    expected = []
+    decoding, expected, got = decoded_and_expected(score_function, lengths, single_root, tau)
     for b, length in enumerate(lengths):
-        per_step = [s[b, : length + 1, : length + 1].tolist() for s in score_function.scores]
-        expected.append(reference_greedy(per_step, length, single_root, tau))
-    decoding = greedy_valid_decode(score_function, node_mask, single_root=single_root, tau=tau)
-    for b, length in enumerate(lengths):
-        got = [
-            (
-                int(decoding.edges[b, p, 0]),
-                int(decoding.edges[b, p, 1]),
-                int(decoding.edge_steps[b, p]),
-            )
-            for p in range(length)
-        ]
-        assert got == [e[:3] for e in expected[b]]
+        assert got[b] == [e[:3] for e in expected[b]]
         assert decoding.edge_probabilities[b, :length].tolist() == pytest.approx(
             [e[3] for e in expected[b]], rel=1e-4, abs=1e-7
         )

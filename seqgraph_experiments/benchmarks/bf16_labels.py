@@ -35,13 +35,12 @@ from seqgraph_experiments.results import BENCHMARKS, write_json
 # each option's dotted name in the archive's config, and the model's methods that compute its part
 OPTIONS = {"labels": "model.label_bfloat16_inference", "arcs": "model.arc_bfloat16_inference"}
 PARTS = {"labels": ("_decode_labels", "_decode_enhanced_labels"), "arcs": ("_arc_scores",)}
+SCORES = ("UAS", "LAS", "ELAS", "EULAS")
 
 
 def settings(option: str) -> dict:
     """The two settings compared: the option off ("float32") and on (named after the option)."""
     return {"float32": {OPTIONS[option]: False}, option: {OPTIONS[option]: True}}
-
-SCORES = ("UAS", "LAS", "ELAS", "EULAS")
 
 
 def main() -> None:
@@ -70,8 +69,7 @@ def main() -> None:
     part_totals: Dict[str, float] = {}
     for name, model in models.items():
         for method in PARTS[args.option]:
-            if hasattr(model, method):
-                setattr(model, method, timed(getattr(model, method), part_totals, name))
+            setattr(model, method, timed(getattr(model, method), part_totals, name))
     part_seconds: Dict[str, List[float]] = {name: [] for name in models}
     setting_of = {id(model): name for name, model in models.items()}
 
@@ -112,8 +110,7 @@ def main() -> None:
         })
         shown = ", ".join(f"{key} {100 * value:.2f}" for key, value in scores[name].items())
         print(f"{name}: {shown}; {heads_changed} heads, {labels_changed} labels and {deps_changed} words' DEPS "
-              f"of {words} changed from "
-              f"float32; {rows[-1]['sentences_per_second']:.1f} sentences/s, the part "
+              f"of {words} changed from float32; {rows[-1]['sentences_per_second']:.1f} sentences/s, the part "
               f"{statistics.median(part_seconds[name]):.2f} s", flush=True)
     result = {
         "archive": args.model,
