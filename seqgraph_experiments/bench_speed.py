@@ -24,7 +24,7 @@ import statistics
 import subprocess
 import time
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Sequence, Tuple, Union
 
 import torch
 from allennlp.data import Batch
@@ -35,7 +35,7 @@ import seqgraph_allennlp  # noqa: F401  (registers the components)
 from seqgraph_allennlp.common.conllu import find_tree_problem, read_sentences
 from seqgraph_experiments import RESULTS, ROOT, RUNS, commands
 from seqgraph_experiments.instances import forward_in_buckets, read_instances
-from seqgraph_experiments.provenance import stamp
+from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.report import write_report
 from seqgraph_experiments.results import write_json
 
@@ -54,6 +54,14 @@ def parse_speed(model, instances, batch_size: int) -> float:
     return len(instances) / (time.perf_counter() - start)
 
 
+class Setting(NamedTuple):
+    """One `allennlp predict` setting of `cli_parse_speeds`: the archive, its `-o` overrides, `--batch-size`."""
+
+    archive: str
+    overrides: str = ""
+    batch_size: int = 64
+
+
 def one_sentence_file(conllu: str) -> Path:
     """The first sentence of `conllu` (comments included) as a file of its own."""
     lines = []
@@ -68,31 +76,33 @@ def one_sentence_file(conllu: str) -> Path:
 
 
 def cli_parse_speed(archive_path: str, conllu: str, sentences: int, predictor_args: str = "{}",
-                    overrides: str = "", repeats: int = 3) -> Dict:
+                    overrides: str = "", repeats: int = 3, batch_size: int = 64) -> Dict:
     """
-    `allennlp predict --batch-size 64` on a CoNLL-U file as a user runs it, and the same command on a
-    one-sentence file: the difference is the parsing time, the one-sentence command the start-up (Python,
+    `allennlp predict --batch-size 64` (or `batch_size`) on a CoNLL-U file as a user runs it, and the same
+    command on a one-sentence file: the difference is the parsing time, the one-sentence command the start-up (Python,
     imports, model loading). Both commands run `repeats` times, alternating, and the medians are reported:
     one run of either varies by about a second on two cores, a tenth of the parsing time. Every predicted
     sentence is checked to be a tree.
     """
-    return cli_parse_speeds([(archive_path, overrides)], conllu, sentences, predictor_args, repeats)[0]
+    return cli_parse_speeds([Setting(archive_path, overrides, batch_size)], conllu, sentences, predictor_args,
+                            repeats)[0]
 
 
-def cli_parse_speeds(settings: Sequence[Tuple[str, str]], conllu: str, sentences: int, predictor_args: str = "{}",
-                     repeats: int = 3) -> List[Dict]:
+def cli_parse_speeds(settings: Sequence[Union[Setting, Tuple[str, str]]], conllu: str, sentences: int,
+                     predictor_args: str = "{}", repeats: int = 3) -> List[Dict]:
     """
-    `cli_parse_speed` of several `(archive, overrides)` settings in turns: each round runs every setting's
+    `cli_parse_speed` of several settings (`Setting`s, or `(archive, overrides)` at batch size 64) in turns: each round runs every setting's
     one-sentence and whole-file commands before the next round, so that the machine's drift over minutes
     falls on every setting alike and their ratios compare. One result per setting, in order.
     """
+    settings = [Setting(*setting) for setting in settings]
     one_sentence = one_sentence_file(conllu)
     outputs = [RUNS / f"speed_predict_{index}.conllu" for index in range(len(settings))]
     outputs[0].parent.mkdir(parents=True, exist_ok=True)
 
     def command(index: int, path) -> List[str]:
-        archive_path, overrides = settings[index]
-        return commands.predict_conllu(archive_path, path, outputs[index], batch_size=64,
+        archive_path, overrides, batch_size = settings[index]
+        return commands.predict_conllu(archive_path, path, outputs[index], batch_size=batch_size,
                                        predictor_args=json.loads(predictor_args), overrides=overrides)
 
     def timed(index: int, path) -> float:
@@ -113,11 +123,14 @@ def cli_parse_speeds(settings: Sequence[Tuple[str, str]], conllu: str, sentences
         startup, seconds = statistics.median(startups[index]), statistics.median(runs[index])
         trees = count_trees(outputs[index])
         results.append({
-            "command": shlex.join(command(index, conllu)[1:]), "seconds": seconds, "startup_seconds": startup,
+            "command": shlex.join(command(index, conllu)[1:]), "batch_size": settings[index].batch_size,
+            "seconds": seconds, "startup_seconds": startup,
             "sentences_per_second": sentences / seconds,
             "sentences_per_second_without_startup": sentences / (seconds - startup),
             "repeats": repeats, "all_seconds": runs[index], "all_startup_seconds": startups[index],
             "predicted_sentences": trees["sentences"], "predicted_trees": trees["trees"],
+            # settings that must parse alike (batch sizes, precision options) compare by this
+            "output_sha256": sha256(outputs[index]),
         })
     return results
 

@@ -1,6 +1,6 @@
 """
 How fast a model of the enhanced graph (`predict_enhanced`) parses with `allennlp predict` as a user runs it:
-the `--batch-size 64` command on a CoNLL-U file and on its first sentence alone, alternating, medians of
+the `--batch-size 64` command (or `--batch-size`) on a CoNLL-U file and on its first sentence alone, alternating, medians of
 `--repeats` runs (`bench_speed.cli_parse_speed`: the one-sentence command is the start-up, the difference
 the parsing). Writes results/benchmarks/enhanced_parse_speed.json. Speed depends on the architecture and on
 how many extra edges the weights add before STOP: say which weights were used (`--weights`). Run it on a
@@ -16,7 +16,7 @@ import torch
 
 from seqgraph_allennlp.common.conllu import read_sentences
 from seqgraph_experiments import RESULTS, ROOT
-from seqgraph_experiments.bench_speed import cli_parse_speeds
+from seqgraph_experiments.bench_speed import Setting, cli_parse_speeds
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import write_json
 
@@ -34,22 +34,30 @@ def main() -> None:
     parser.add_argument("--overrides", action="append",
                         help="dotted overrides for `allennlp predict -o` (JSON), e.g. an option an older archive "
                              "lacks; once for every setting, or once per setting")
+    parser.add_argument("--batch-size", type=int, action="append",
+                        help="allennlp predict's --batch-size (default 64); once for every setting, or once per "
+                             "setting")
     parser.add_argument("--output", default=str(OUT))
     args = parser.parse_args()
-    overrides = args.overrides or [""]
-    if len(args.weights) != len(args.model) or len(overrides) not in (1, len(args.model)):
-        parser.error("give --weights once per --model, and --overrides once or once per --model")
-    if len(overrides) == 1:
-        overrides = overrides * len(args.model)
+    overrides, batch_sizes = args.overrides or [""], args.batch_size or [64]
+    if (len(args.weights) != len(args.model) or len(overrides) not in (1, len(args.model))
+            or len(batch_sizes) not in (1, len(args.model))):
+        parser.error("give --weights once per --model, and --overrides and --batch-size once or once per --model")
+    if any(size < 1 for size in batch_sizes):
+        parser.error("--batch-size must be positive")
+    overrides = overrides * len(args.model) if len(overrides) == 1 else overrides
+    batch_sizes = batch_sizes * len(args.model) if len(batch_sizes) == 1 else batch_sizes
     sentences = sum(1 for _ in read_sentences(args.parse))
-    speeds = cli_parse_speeds(list(zip(args.model, overrides)), args.parse, sentences, repeats=args.repeats)
+    settings = [Setting(*setting) for setting in zip(args.model, overrides, batch_sizes)]
+    speeds = cli_parse_speeds(settings, args.parse, sentences, repeats=args.repeats)
     parse_path = Path(args.parse).resolve()
     rows = [{"model": {"path": model, "sha256": sha256(Path(model)), "weights": weights}, "overrides": own, **speed}
             for model, weights, own, speed in zip(args.model, args.weights, overrides, speeds)]
     measured = rows[0] if len(rows) == 1 else {"settings": rows}
+    sizes = sorted(set(batch_sizes))
     write_json(Path(args.output), {
-        "what": "allennlp predict --batch-size 64 of a predict_enhanced model (tree, then extra edges until STOP), "
-                "CoNLL-U in and out; medians over alternating runs; start-up = the same command on one sentence"
+        "what": f"allennlp predict --batch-size {' / '.join(map(str, sizes))} of a predict_enhanced model (tree, "
+                "then extra edges until STOP), CoNLL-U in and out; medians over alternating runs; start-up = the same command on one sentence"
                 + ("" if len(rows) == 1 else "; the settings in turns, each round every setting's two commands"),
         "data": {"path": str(parse_path.relative_to(ROOT)) if parse_path.is_relative_to(ROOT) else args.parse,
                  "sha256": sha256(parse_path), "sentences": sentences},
@@ -58,7 +66,8 @@ def main() -> None:
         **stamp("scripts/enhanced_speed.py"),
     })
     for row in rows:
-        print(f"{row['model']['path']} {row['overrides']}: {row['sentences_per_second_without_startup']:.1f} "
+        print(f"{row['model']['path']} {row['overrides']} --batch-size {row['batch_size']}: "
+              f"{row['sentences_per_second_without_startup']:.1f} "
               f"sentences/s after a start-up of {row['startup_seconds']:.1f} s "
               f"({row['sentences_per_second']:.1f} with it)")
 

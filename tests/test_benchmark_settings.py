@@ -1,3 +1,5 @@
+from pathlib import Path
+
 from seqgraph_experiments.benchmarks.settings import interleaved_seconds, per_second
 
 
@@ -28,6 +30,7 @@ def test_cli_parse_speeds_runs_the_settings_in_turns_each_with_its_own_output(mo
         archive, source = command[2], command[3]
         output = command[command.index("--output-file") + 1]
         calls.append((archive, "one" if "one_sentence" in source else "file", output))
+        Path(output).write_text(f"parsed by {archive}\n", encoding="utf-8")
 
     monkeypatch.setattr(bench_speed.subprocess, "run", run)
     monkeypatch.setattr(bench_speed, "count_trees", lambda path: {"sentences": 2, "trees": 2, "path": str(path)})
@@ -42,3 +45,28 @@ def test_cli_parse_speeds_runs_the_settings_in_turns_each_with_its_own_output(mo
     assert [len(result["all_seconds"]) for result in results] == [2, 2]
     assert '"x": 1' in results[1]["command"] and "b.tar.gz" in results[1]["command"]
     assert "a.tar.gz" in results[0]["command"] and " -o " not in results[0]["command"]
+    # each setting's output is fingerprinted: here the two archives wrote different files
+    assert results[0]["output_sha256"] != results[1]["output_sha256"]
+    assert [result["batch_size"] for result in results] == [64, 64]
+
+
+def test_cli_parse_speeds_gives_each_setting_its_batch_size(monkeypatch, tmp_path):
+    from seqgraph_experiments import bench_speed
+
+    conllu = tmp_path / "one.conllu"
+    conllu.write_text("1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
+    monkeypatch.setattr(bench_speed, "RUNS", tmp_path)
+    sizes = []
+
+    def run(command, **kwargs):
+        sizes.append(int(command[command.index("--batch-size") + 1]))
+        Path(command[command.index("--output-file") + 1]).write_text("x\n", encoding="utf-8")
+
+    monkeypatch.setattr(bench_speed.subprocess, "run", run)
+    monkeypatch.setattr(bench_speed, "count_trees", lambda path: {"sentences": 1, "trees": 1})
+    settings = [bench_speed.Setting("a.tar.gz", "", 64), bench_speed.Setting("a.tar.gz", "", 1024)]
+    results = bench_speed.cli_parse_speeds(settings, str(conllu), 1, repeats=1)
+    # warm-ups, then one round of (one sentence, file) per setting
+    assert sizes == [64, 1024, 64, 64, 1024, 1024]
+    assert [result["batch_size"] for result in results] == [64, 1024]
+    assert "--batch-size 1024" in results[1]["command"]

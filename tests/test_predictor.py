@@ -582,3 +582,35 @@ def test_the_readable_outputs_are_plain_python_without_sanitize(archive):
         for key, value in result.items():
             assert plain(value), key
             assert sanitize(value) == value, key
+
+
+@pytest.mark.parametrize("max_size", [None, 1, 3, 5, 128])
+def test_length_buckets_cover_the_batch_sorted_padded_and_capped(max_size):
+    from seqgraph_allennlp.predictors.seqgraph_parser import length_buckets
+
+    generator = torch.Generator().manual_seed(7)
+    lengths = torch.randint(1, 40, (200,), generator=generator).tolist()
+    buckets = length_buckets(lengths, min_size=4, max_padding=0.25, max_size=max_size)
+    flat = [position for bucket in buckets for position in bucket]
+    # every sentence once, in order of length across the buckets
+    assert sorted(flat) == list(range(len(lengths)))
+    assert [lengths[position] for position in flat] == sorted(lengths)
+    uncapped = length_buckets(lengths, min_size=4, max_padding=0.25, max_size=None)
+    if max_size is None:
+        assert buckets == uncapped
+        # a bucket closes once it has min_size sentences and the next would pad it by more than a quarter
+        for bucket, following in zip(buckets, buckets[1:]):
+            words = sum(lengths[position] for position in bucket) + lengths[following[0]]
+            assert len(bucket) >= 4 and (len(bucket) + 1) * lengths[following[0]] > 1.25 * words
+    else:
+        assert max(len(bucket) for bucket in buckets) <= max_size
+        # the cap only cuts the buckets of the padding rule, into near-equal parts
+        cut = iter(buckets)
+        for whole in uncapped:
+            parts, taken = [], 0
+            while taken < len(whole):
+                parts.append(next(cut))
+                taken += len(parts[-1])
+            assert [position for part in parts for position in part] == whole
+            assert len(parts) == -(-len(whole) // max_size)
+            assert max(map(len, parts)) - min(map(len, parts)) <= len(parts)

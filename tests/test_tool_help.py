@@ -22,6 +22,7 @@ TOOLS = [
     "seqgraph_experiments.stop_bias",
     "seqgraph_experiments.tau_sweep",
     "seqgraph_experiments.tokenisation_f1",
+    "seqgraph_experiments.benchmarks.api_batch_size",
     "seqgraph_experiments.benchmarks.bf16_inference",
     "seqgraph_experiments.benchmarks.bf16_labels",
     "seqgraph_experiments.benchmarks.conllu_roundtrip",

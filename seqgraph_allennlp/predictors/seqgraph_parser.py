@@ -53,14 +53,20 @@ def without_gold(instance: Instance) -> Instance:
     return Instance({name: field for name, field in instance.fields.items() if name not in GOLD_FIELDS})
 
 
-def length_buckets(lengths: List[int], min_size: int = 16, max_padding: float = 0.25) -> List[List[int]]:
+def length_buckets(
+    lengths: List[int], min_size: int = 16, max_padding: float = 0.25, max_size: Optional[int] = 128
+) -> List[List[int]]:
     """
     The positions of `lengths` sorted by length and cut into buckets to be batched together: a bucket is
     closed when the next (longer) sentence would pad it by more than `max_padding` of its words, once it
-    has `min_size` sentences (fewer, larger batches keep the per-step work of the decoder batched).
+    has `min_size` sentences (fewer, larger batches keep the per-step work of the decoder batched); a bucket
+    of more than `max_size` sentences (`None`: no limit) is then cut into equal parts.
 
     A batch is padded to its longest sentence, and the encoder and every decoding step pay for the padding:
-    in file order a batch of 64 EWT sentences (12 words on average) pads to ~60 words.
+    in file order a batch of 64 EWT sentences (12 words on average) pads to ~60 words. Larger input batches
+    (`allennlp predict --batch-size 1024`) give fewer, fuller buckets; past ~128 sentences a bucket was no
+    faster, and a whole file as one batch made buckets of up to 384 EWT sentences that parsed slower than
+    buckets of at most 128 (docs/ENHANCED.md, speed).
     """
     order = sorted(range(len(lengths)), key=lambda position: lengths[position])
     buckets: List[List[int]] = []
@@ -76,7 +82,14 @@ def length_buckets(lengths: List[int], min_size: int = 16, max_padding: float = 
         words += length
     if current:
         buckets.append(current)
-    return buckets
+    if max_size is None:
+        return buckets
+    split: List[List[int]] = []
+    for bucket in buckets:
+        parts = -(-len(bucket) // max_size)
+        size = -(-len(bucket) // parts)
+        split.extend(bucket[start:start + size] for start in range(0, len(bucket), size))
+    return split
 
 
 def forward_in_length_buckets(
