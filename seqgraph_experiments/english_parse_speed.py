@@ -2,9 +2,10 @@
 How fast an English (mpnet) model parses with `allennlp predict` (issue 43): the same archive with its frozen
 features computed in float32 (as trained) and in bfloat16 with word-piece buckets (the embedder's
 `transformer_precision` and `word_piece_buckets`, given as `--overrides` to `allennlp predict`), with no features
-directory (every sentence's features computed). `bench_speed.cli_parse_speed`: the `--batch-size 64` command on
-the file and on its first sentence alone, alternating, medians of `--repeats` runs; the one-sentence command is the
-start-up. Writes results/benchmarks/english_parse_speed.json. Speed depends on the architecture, not the weights:
+directory (every sentence's features computed). `bench_speed.cli_parse_speeds`, the settings in turns: the
+`--batch-size 64` command on the file and on its first sentence alone, alternating, medians of `--repeats` runs;
+the one-sentence command is the start-up; with `--batch-sizes`, each setting at each batch size. Writes
+results/benchmarks/english_parse_speed.json. Speed depends on the architecture, not the weights:
 say which weights the archive holds (`--weights`). Run it on a quiet machine.
 
     .venv/bin/python scripts/english_parse_speed.py --model ARCHIVE --weights '...' [--repeats 3]
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from seqgraph_experiments import ROOT
 from seqgraph_experiments.arguments import refuse_missing_files
-from seqgraph_experiments.bench_speed import cli_parse_speed
+from seqgraph_experiments.bench_speed import Setting, cli_parse_speeds
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
@@ -25,6 +26,7 @@ SETTINGS = {
     "bfloat16_buckets": {f"{EMBEDDER}.transformer_precision": "bfloat16", f"{EMBEDDER}.word_piece_buckets": True,
                          f"{EMBEDDER}.cache_directory": None},
 }
+DESCRIPTIONS = {"float32": "float32", "bfloat16_buckets": "bfloat16 with word-piece buckets"}
 
 
 def main() -> None:
@@ -33,30 +35,42 @@ def main() -> None:
     parser.add_argument("--weights", required=True, help="which weights the archive holds (kept in the JSON)")
     parser.add_argument("--parse", default=str(ROOT / "data" / "UD_English-EWT" / "en_ewt-ud-test.conllu"))
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--settings", nargs="+", choices=list(SETTINGS), default=list(SETTINGS),
+                        help="the feature settings to time (default: all)")
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[64],
+                        help="allennlp predict's --batch-size, each with every setting (default: 64); rows "
+                             "SETTING_batch_SIZE when several")
     parser.add_argument("--output", default=str(BENCHMARKS / "english_parse_speed.json"))
     args = parser.parse_args()
     refuse_missing_files(parser, [args.model])
+    if any(size < 1 for size in args.batch_sizes):
+        parser.error("--batch-sizes must be positive")
     sentences = sum(1 for line in Path(args.parse).read_text(encoding="utf-8").splitlines() if line.startswith("1\t"))
+    combinations = [(name, size) for name in args.settings for size in args.batch_sizes]
+    names = [name if len(args.batch_sizes) == 1 else f"{name}_batch_{size}" for name, size in combinations]
+    # in turns: the machine's drift falls on every setting alike
+    speeds = cli_parse_speeds([Setting(args.model, json.dumps(SETTINGS[name]), size) for name, size in combinations],
+                              args.parse, sentences, repeats=args.repeats)
     rows = {}
-    for name, overrides in SETTINGS.items():
-        rows[name] = cli_parse_speed(args.model, args.parse, sentences, overrides=json.dumps(overrides),
-                                     repeats=args.repeats)
-        rows[name]["overrides"] = overrides
-        print(f"{name}: {rows[name]['sentences_per_second_without_startup']:.1f} sentences/s after a start-up of "
-              f"{rows[name]['startup_seconds']:.2f} s; {rows[name]['predicted_trees']} trees of "
-              f"{rows[name]['predicted_sentences']}")
+    for row_name, (name, _), speed in zip(names, combinations, speeds):
+        rows[row_name] = {**speed, "overrides": SETTINGS[name]}
+        print(f"{row_name}: {speed['sentences_per_second_without_startup']:.1f} sentences/s after a start-up of "
+              f"{speed['startup_seconds']:.2f} s; {speed['predicted_trees']} trees of {speed['predicted_sentences']}")
+    first = rows[names[0]]["sentences_per_second_without_startup"]
     write_json(Path(args.output), {
-        "what": "allennlp predict --batch-size 64 of an mpnet model, features in float32 and in bfloat16 with "
-                "word-piece buckets, none read from a features directory; medians over alternating runs; "
+        "what": f"allennlp predict --batch-size {' / '.join(map(str, args.batch_sizes))} of an mpnet model, "
+                "features in " + " and in ".join(DESCRIPTIONS[name] for name in args.settings)
+                + ", none read from a features directory; the settings in turns, medians over alternating runs; "
                 "start-up = the same command on one sentence",
         "model": {"path": args.model, "sha256": sha256(Path(args.model)), "weights": args.weights},
         "data": {"path": args.parse, "sentences": sentences},
         "rows": rows,
-        "ratio_bfloat16_buckets_to_float32": rows["bfloat16_buckets"]["sentences_per_second_without_startup"]
-        / rows["float32"]["sentences_per_second_without_startup"],
+        **({"ratio_bfloat16_buckets_to_float32": rows["bfloat16_buckets"]["sentences_per_second_without_startup"]
+            / rows["float32"]["sentences_per_second_without_startup"]} if set(SETTINGS) <= set(rows) else {}),
+        f"ratio_to_{names[0]}": {name: row["sentences_per_second_without_startup"] / first
+                                 for name, row in rows.items()},
         **stamp("scripts/english_parse_speed.py"),
     })
-
 
 if __name__ == "__main__":
     main()
