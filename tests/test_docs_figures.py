@@ -1086,6 +1086,22 @@ def english_parse_speed_batch_size() -> str:
             f"1024 ({result['ratio_to_bfloat16_buckets_batch_64']['bfloat16_buckets_batch_1024']:.2f} times as "
             f"fast), the same CoNLL-U (sha256); start-ups {min(startups):.1f} to {max(startups):.1f} s: {verdict}")
 
+
+def layer_probe() -> str:
+    result = load("mpnet_layer_probe.json")
+    rows = {tuple(row["layers"]): row["dev_UAS"] for row in result["rows"]}
+    top = result["num_hidden_layers"]
+    shipped = tuple(range(top - 3, top + 1))
+    best_window, best_layer = tuple(result["best_window"]), result["best_layer"]
+    assert best_window == max((key for key in rows if len(key) == 4), key=rows.get)
+    assert best_layer == max((key for key in rows if len(key) == 1), key=rows.get)[0]
+    assert rows[shipped] == result["last_window_dev_UAS"] < rows[best_window]
+    singles = ", ".join(f"{rows[(layer,)]:.1f}" for layer in range(top + 1))
+    return (f"each layer alone, 0 (the embeddings) to {top}: {singles} dev UAS; the best layer is {best_layer}. "
+            f"Windows of four mixed: layers {best_window[0]}-{best_window[-1]} {rows[best_window]:.2f}, the "
+            f"configs' {shipped[0]}-{shipped[-1]} {rows[shipped]:.2f} "
+            f"({rows[shipped] - rows[best_window]:+.2f})")
+
 # the guides that hold what the README said of training, decoding, enhanced graphs and the components
 TRAINING = ROOT / "docs" / "TRAINING.md"
 USAGE = ROOT / "docs" / "USAGE.md"
@@ -1124,6 +1140,7 @@ QUOTES = [
     # ANALYSIS, "Multi-edge decoding"
     *((ANALYSIS, (lambda name=name: f"| {tau_row(name)} |")) for name in ("ewt", "grc", "welsh")),
     (ANALYSIS, converged_coach_valid),
+    (ANALYSIS, layer_probe),
     (ANALYSIS, tau_converged),
     (ANALYSIS, tau_converged_speed),
     (ANALYSIS, tau_welsh_dev),

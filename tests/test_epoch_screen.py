@@ -35,3 +35,21 @@ def test_a_run_with_too_few_epochs_is_a_clear_error(tmp_path):
     with pytest.raises(SystemExit, match="fewer than 2 epochs"):
         main(["--baseline", str(tmp_path / "base"), "--change", str(tmp_path / "change"), "--epochs", "2",
               "--metrics", "ELAS", "--out", str(tmp_path / "out.json")])
+
+
+def test_a_results_row_as_the_baseline(tmp_path):
+    # a row's JSON: its curve counts epochs from 1, its used_config is the run's config.json
+    row = {"curve": [{"epoch": 1, "dev_ELAS": 0.80, "dev_UAS": 0.9}, {"epoch": 2, "dev_ELAS": 0.85, "dev_UAS": 0.9},
+                     {"epoch": 3, "dev_ELAS": 0.86, "dev_UAS": 0.9}],
+           "used_config": {"model": {"encoder": {"num_layers": 3}}}}
+    (tmp_path / "row.json").write_text(json.dumps(row))
+    write_run(tmp_path / "change", {"model": {"encoder": {"num_layers": 2}}}, [0.82, 0.84])
+    out = tmp_path / "screen.json"
+    main(["--baseline", str(tmp_path / "row.json"), "--change", str(tmp_path / "change"), "--epochs", "2",
+          "--metrics", "ELAS", "--out", str(out)])
+    result = json.loads(out.read_text())
+    assert result["config_differences"] == {"model.encoder.num_layers": [3, 2]}
+    assert [round(entry["ELAS"], 6) for entry in result["change_minus_baseline"]] == [2.0, -1.0]
+    with pytest.raises(SystemExit, match="curve of 3 epochs, fewer than 4"):
+        main(["--baseline", str(tmp_path / "row.json"), "--change", str(tmp_path / "change"), "--epochs", "4",
+              "--metrics", "ELAS", "--out", str(out)])

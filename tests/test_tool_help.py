@@ -16,6 +16,7 @@ TOOLS = [
     "seqgraph_experiments.epoch_screen",
     "seqgraph_experiments.english_parse_speed",
     "seqgraph_experiments.feature_speed",
+    "seqgraph_experiments.layer_probe",
     "seqgraph_experiments.plot_curves",
     "seqgraph_experiments.raw_text_eval",
     "seqgraph_experiments.run_experiments",
