@@ -17,24 +17,36 @@ def test_per_second_uses_the_median():
     assert per_second(100, [1.0, 50.0, 2.0]) == 50.0
 
 
+def fake_predict(monkeypatch, tmp_path, sentences: int):
+    """
+    `bench_speed` with `allennlp predict` replaced: each command is recorded and writes an output that names
+    its archive. Returns the CoNLL-U file of `sentences` one-word sentences and the recorded commands.
+    """
+    from seqgraph_experiments import bench_speed
+
+    conllu = tmp_path / "file.conllu"
+    conllu.write_text("".join(f"1\tw{index}\t_\t_\t_\t_\t0\troot\t_\t_\n\n" for index in range(sentences)),
+                      encoding="utf-8")
+    monkeypatch.setattr(bench_speed, "RUNS", tmp_path)
+    commands = []
+
+    def run(command, **kwargs):
+        commands.append(command)
+        Path(command[command.index("--output-file") + 1]).write_text(f"parsed by {command[2]}\n", encoding="utf-8")
+
+    monkeypatch.setattr(bench_speed.subprocess, "run", run)
+    monkeypatch.setattr(bench_speed, "count_trees", lambda path: {"sentences": sentences, "trees": sentences})
+    return conllu, commands
+
+
 def test_cli_parse_speeds_runs_the_settings_in_turns_each_with_its_own_output(monkeypatch, tmp_path):
     from seqgraph_experiments import bench_speed
 
-    conllu = tmp_path / "two.conllu"
-    conllu.write_text("1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n\n1\tb\t_\t_\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
-    monkeypatch.setattr(bench_speed, "RUNS", tmp_path)
-    calls = []
-
-    def run(command, **kwargs):
-        # which archive, which input, which output: the predict command's arguments
-        archive, source = command[2], command[3]
-        output = command[command.index("--output-file") + 1]
-        calls.append((archive, "one" if "one_sentence" in source else "file", output))
-        Path(output).write_text(f"parsed by {archive}\n", encoding="utf-8")
-
-    monkeypatch.setattr(bench_speed.subprocess, "run", run)
-    monkeypatch.setattr(bench_speed, "count_trees", lambda path: {"sentences": 2, "trees": 2, "path": str(path)})
+    conllu, commands = fake_predict(monkeypatch, tmp_path, 2)
     results = bench_speed.cli_parse_speeds([("a.tar.gz", ""), ("b.tar.gz", '{"x": 1}')], str(conllu), 2, repeats=2)
+    # which archive, which input, which output: the predict command's arguments
+    calls = [(command[2], "one" if "one_sentence" in command[3] else "file",
+              command[command.index("--output-file") + 1]) for command in commands]
     outputs = {"a.tar.gz": str(tmp_path / "speed_predict_0.conllu"), "b.tar.gz": str(tmp_path / "speed_predict_1.conllu")}
     # a warm-up of each, then rounds of (one sentence, whole file) for a, then for b
     expected = [("a.tar.gz", "one"), ("b.tar.gz", "one")] + [
@@ -53,20 +65,10 @@ def test_cli_parse_speeds_runs_the_settings_in_turns_each_with_its_own_output(mo
 def test_cli_parse_speeds_gives_each_setting_its_batch_size(monkeypatch, tmp_path):
     from seqgraph_experiments import bench_speed
 
-    conllu = tmp_path / "one.conllu"
-    conllu.write_text("1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
-    monkeypatch.setattr(bench_speed, "RUNS", tmp_path)
-    sizes = []
-
-    def run(command, **kwargs):
-        sizes.append(int(command[command.index("--batch-size") + 1]))
-        Path(command[command.index("--output-file") + 1]).write_text("x\n", encoding="utf-8")
-
-    monkeypatch.setattr(bench_speed.subprocess, "run", run)
-    monkeypatch.setattr(bench_speed, "count_trees", lambda path: {"sentences": 1, "trees": 1})
+    conllu, commands = fake_predict(monkeypatch, tmp_path, 1)
     settings = [bench_speed.Setting("a.tar.gz", "", 64), bench_speed.Setting("a.tar.gz", "", 1024)]
     results = bench_speed.cli_parse_speeds(settings, str(conllu), 1, repeats=1)
     # warm-ups, then one round of (one sentence, file) per setting
-    assert sizes == [64, 1024, 64, 64, 1024, 1024]
+    assert [int(command[command.index("--batch-size") + 1]) for command in commands] == [64, 1024, 64, 64, 1024, 1024]
     assert [result["batch_size"] for result in results] == [64, 1024]
     assert "--batch-size 1024" in results[1]["command"]
