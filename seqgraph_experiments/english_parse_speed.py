@@ -4,7 +4,8 @@ features computed in float32 (as trained) and in bfloat16 with word-piece bucket
 `transformer_precision` and `word_piece_buckets`, given as `--overrides` to `allennlp predict`), with no features
 directory (every sentence's features computed). `bench_speed.cli_parse_speeds`, the settings in turns: the
 `--batch-size 64` command on the file and on its first sentence alone, alternating, medians of `--repeats` runs;
-the one-sentence command is the start-up; with `--batch-sizes`, each setting at each batch size. Writes
+the one-sentence command is the start-up; with `--batch-sizes`, each setting at each batch size; with `--compare`,
+other archives (another `num_hidden_layers`, say) with each of those. Writes
 results/benchmarks/english_parse_speed.json. Speed depends on the architecture, not the weights:
 say which weights the archive holds (`--weights`). Run it on a quiet machine.
 
@@ -40,19 +41,25 @@ def main() -> None:
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[64],
                         help="allennlp predict's --batch-size, each with every setting (default: 64); rows "
                              "SETTING_batch_SIZE when several")
+    parser.add_argument("--compare", nargs=2, action="append", default=[], metavar=("ARCHIVE", "WEIGHTS"),
+                        help="another archive (and what its weights are), timed in the same turns with every "
+                             "setting and batch size; its rows are named compareN_ROW (N from 1)")
     parser.add_argument("--output", default=str(BENCHMARKS / "english_parse_speed.json"))
     args = parser.parse_args()
-    refuse_missing_files(parser, [args.model])
+    refuse_missing_files(parser, [args.model] + [archive for archive, _ in args.compare])
     if any(size < 1 for size in args.batch_sizes):
         parser.error("--batch-sizes must be positive")
     sentences = sum(1 for line in Path(args.parse).read_text(encoding="utf-8").splitlines() if line.startswith("1\t"))
-    combinations = [(name, size) for name in args.settings for size in args.batch_sizes]
-    names = [name if len(args.batch_sizes) == 1 else f"{name}_batch_{size}" for name, size in combinations]
+    archives = [args.model] + [archive for archive, _ in args.compare]
+    combinations = [(index, name, size) for index in range(len(archives)) for name in args.settings
+                    for size in args.batch_sizes]
+    names = [("" if index == 0 else f"compare{index}_")
+             + (name if len(args.batch_sizes) == 1 else f"{name}_batch_{size}") for index, name, size in combinations]
     # in turns: the machine's drift falls on every setting alike
-    speeds = cli_parse_speeds([Setting(args.model, json.dumps(SETTINGS[name]), size) for name, size in combinations],
-                              args.parse, sentences, repeats=args.repeats)
+    speeds = cli_parse_speeds([Setting(archives[index], json.dumps(SETTINGS[name]), size)
+                               for index, name, size in combinations], args.parse, sentences, repeats=args.repeats)
     rows = {}
-    for row_name, (name, _), speed in zip(names, combinations, speeds):
+    for row_name, (_, name, _), speed in zip(names, combinations, speeds):
         rows[row_name] = {**speed, "overrides": SETTINGS[name]}
         print(f"{row_name}: {speed['sentences_per_second_without_startup']:.1f} sentences/s after a start-up of "
               f"{speed['startup_seconds']:.2f} s; {speed['predicted_trees']} trees of {speed['predicted_sentences']}")
@@ -63,6 +70,9 @@ def main() -> None:
                 + ", none read from a features directory; the settings in turns, medians over alternating runs; "
                 "start-up = the same command on one sentence",
         "model": {"path": args.model, "sha256": sha256(Path(args.model)), "weights": args.weights},
+        **({"compared_models": [{"rows": f"compare{index}_*", "path": archive, "sha256": sha256(Path(archive)),
+                                 "weights": weights} for index, (archive, weights) in enumerate(args.compare, 1)]}
+           if args.compare else {}),
         "data": {"path": args.parse, "sentences": sentences},
         "rows": rows,
         **({"ratio_bfloat16_buckets_to_float32": rows["bfloat16_buckets"]["sentences_per_second_without_startup"]
