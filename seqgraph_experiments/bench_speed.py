@@ -79,8 +79,8 @@ def cli_parse_speed(archive_path: str, conllu: str, sentences: int, predictor_ar
                     overrides: str = "", repeats: int = 3, batch_size: int = 64) -> Dict:
     """
     `allennlp predict --batch-size 64` (or `batch_size`) on a CoNLL-U file as a user runs it, and the same
-    command on a one-sentence file: the difference is the parsing time, the one-sentence command the start-up (Python,
-    imports, model loading). Both commands run `repeats` times, alternating, and the medians are reported:
+    command on a one-sentence file: the difference is the parsing time, the one-sentence command the start-up
+    (Python, imports, model loading). Both commands run `repeats` times, alternating, and the medians are reported:
     one run of either varies by about a second on two cores, a tenth of the parsing time. Every predicted
     sentence is checked to be a tree.
     """
@@ -91,8 +91,8 @@ def cli_parse_speed(archive_path: str, conllu: str, sentences: int, predictor_ar
 def cli_parse_speeds(settings: Sequence[Union[Setting, Tuple[str, str]]], conllu: str, sentences: int,
                      predictor_args: str = "{}", repeats: int = 3) -> List[Dict]:
     """
-    `cli_parse_speed` of several settings (`Setting`s, or `(archive, overrides)` at batch size 64) in turns: each round runs every setting's
-    one-sentence and whole-file commands before the next round, so that the machine's drift over minutes
+    `cli_parse_speed` of several settings (`Setting`s, or `(archive, overrides)` at batch size 64) in turns:
+    each round runs every setting's one-sentence and whole-file commands before the next round, so that the machine's drift over minutes
     falls on every setting alike and their ratios compare. One result per setting, in order.
     """
     settings = [Setting(*setting) for setting in settings]

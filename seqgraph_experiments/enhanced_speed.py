@@ -1,8 +1,8 @@
 """
 How fast a model of the enhanced graph (`predict_enhanced`) parses with `allennlp predict` as a user runs it:
-the `--batch-size 64` command (or `--batch-size`) on a CoNLL-U file and on its first sentence alone, alternating, medians of
-`--repeats` runs (`bench_speed.cli_parse_speed`: the one-sentence command is the start-up, the difference
-the parsing). Writes results/benchmarks/enhanced_parse_speed.json. Speed depends on the architecture and on
+the `--batch-size 64` command (or `--batch-size`) on a CoNLL-U file and on its first sentence alone,
+alternating, medians of `--repeats` runs (`bench_speed.cli_parse_speed`: the one-sentence command is the
+start-up, the difference the parsing). Writes results/benchmarks/enhanced_parse_speed.json. Speed depends on the architecture and on
 how many extra edges the weights add before STOP: say which weights were used (`--weights`). Run it on a
 quiet machine.
 
@@ -45,8 +45,8 @@ def main() -> None:
         parser.error("give --weights once per --model, and --overrides and --batch-size once or once per --model")
     if any(size < 1 for size in batch_sizes):
         parser.error("--batch-size must be positive")
-    overrides = overrides * len(args.model) if len(overrides) == 1 else overrides
-    batch_sizes = batch_sizes * len(args.model) if len(batch_sizes) == 1 else batch_sizes
+    overrides, batch_sizes = (values * len(args.model) if len(values) == 1 else values
+                              for values in (overrides, batch_sizes))
     sentences = sum(1 for _ in read_sentences(args.parse))
     settings = [Setting(*setting) for setting in zip(args.model, overrides, batch_sizes)]
     speeds = cli_parse_speeds(settings, args.parse, sentences, repeats=args.repeats)
@@ -57,7 +57,8 @@ def main() -> None:
     sizes = sorted(set(batch_sizes))
     write_json(Path(args.output), {
         "what": f"allennlp predict --batch-size {' / '.join(map(str, sizes))} of a predict_enhanced model (tree, "
-                "then extra edges until STOP), CoNLL-U in and out; medians over alternating runs; start-up = the same command on one sentence"
+                "then extra edges until STOP), CoNLL-U in and out; medians over alternating runs; start-up = the "
+                "same command on one sentence"
                 + ("" if len(rows) == 1 else "; the settings in turns, each round every setting's two commands"),
         "data": {"path": str(parse_path.relative_to(ROOT)) if parse_path.is_relative_to(ROOT) else args.parse,
                  "sha256": sha256(parse_path), "sentences": sentences},

@@ -60,7 +60,8 @@ def screen(baseline: Path, change: Path, epochs: int, metrics: Sequence[str]) ->
     if baseline.is_file():
         baseline_metrics, baseline_config = row_epoch_metrics(baseline, epochs, metrics)
     else:
-        baseline_metrics, baseline_config = epoch_metrics(baseline, epochs, metrics), read_json(baseline / "config.json")
+        baseline_metrics = epoch_metrics(baseline, epochs, metrics)
+        baseline_config = read_json(baseline / "config.json")
     runs = {"baseline": baseline_metrics, "change": epoch_metrics(change, epochs, metrics)}
     differences = [{metric: runs["change"][epoch][metric] - runs["baseline"][epoch][metric] for metric in metrics}
                    for epoch in range(epochs)]
