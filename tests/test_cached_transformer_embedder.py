@@ -2,6 +2,8 @@
 The cached frozen-transformer embedder gives what recomputing gives, and stops running the transformer for
 sentences it has seen. A tiny random BERT written to a temporary directory stands in for MiniLM (no network).
 """
+import logging
+
 import pytest
 import torch
 from allennlp.common import Params
@@ -144,6 +146,65 @@ def test_mixing_the_last_layer_alone_gives_the_last_layer(tiny_bert):
     }))
     batch = tensors(tiny_bert, SENTENCES)
     torch.testing.assert_close(mixed(**batch), last(**batch), rtol=0, atol=1e-6)
+
+
+class Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.messages = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append((record.levelno, record.getMessage()))
+
+
+def test_a_transformer_cut_to_its_first_layers_gives_their_vectors_without_a_warning(tiny_bert, caplog):
+    from allennlp.common import cached_transformers
+
+    # AllenNLP's cache knows a transformer by its name: the whole one it holds must not stand in for the cut one
+    cached_transformers._model_cache.clear()
+    held = cached_transformers.get(tiny_bert, False)
+    # Hugging Face's loggers do not propagate to the root logger that caplog watches
+    hugging_face = Records()
+    logging.getLogger("transformers").addHandler(hugging_face)
+    try:
+        with caplog.at_level(logging.INFO, logger="seqgraph_allennlp"):
+            cut = TokenEmbedder.from_params(Params({
+                "type": "cached_pretrained_transformer_mismatched", "model_name": tiny_bert,
+                "last_layer_only": False, "mixed_layers": [-1], "transformer_kwargs": {"num_hidden_layers": 1},
+            }))
+    finally:
+        logging.getLogger("transformers").removeHandler(hugging_face)
+    first = TokenEmbedder.from_params(Params({
+        "type": "cached_pretrained_transformer_mismatched", "model_name": tiny_bert, "last_layer_only": False,
+        "mixed_layers": [0],
+    }))
+    assert len(cut._matched_embedder.transformer_model.encoder.layer) == 1
+    assert list(cached_transformers._model_cache.values()) == [held]
+    cached_transformers._model_cache.clear()
+    batch = tensors(tiny_bert, SENTENCES)
+    torch.testing.assert_close(cut(**batch), first(**batch), rtol=0, atol=1e-6)
+    assert [message for level, message in hugging_face.messages if level >= logging.WARNING] == []
+    assert "the transformer runs its first 1 layers" in caplog.text
+
+
+def unused_weights_warning(names) -> logging.LogRecord:
+    message = f"Some weights of the model checkpoint at m were not used when initializing BertModel: {names}\n- ..."
+    return logging.LogRecord("transformers.modeling_utils", logging.WARNING, __file__, 1, message, None, None)
+
+
+@pytest.mark.parametrize("names, dropped", [
+    (["encoder.layer.1.output.dense.bias", "encoder.layer.2.attention.self.key.weight"], True),
+    # a layer that the model keeps, or a weight outside the layers: something else went wrong
+    (["encoder.layer.0.output.dense.bias", "encoder.layer.2.output.dense.bias"], False),
+    (["encoder.layer.3.output.dense.bias", "cls.predictions.bias"], False),
+])
+def test_only_the_warning_about_the_layers_left_out_is_dropped(names, dropped):
+    from seqgraph_allennlp.modules.cached_transformer_embedder import _UnusedLayersOnly
+
+    assert _UnusedLayersOnly(num_layers=1).filter(unused_weights_warning(names)) is not dropped
+    other = logging.LogRecord("transformers.modeling_utils", logging.WARNING, __file__, 1, "Some weights of BertModel "
+                              "were not initialized from the model checkpoint", None, None)
+    assert _UnusedLayersOnly(num_layers=1).filter(other)
 
 
 def count_transformer_runs(embedder, monkeypatch) -> list:

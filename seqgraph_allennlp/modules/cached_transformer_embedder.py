@@ -4,6 +4,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import warnings
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
@@ -79,6 +80,10 @@ TRANSFORMER_KEYS = "_matched_embedder.transformer_model."
 DIGEST_KEY = "transformer_digest"
 
 
+# transformer_kwargs that say where and how to read a transformer, not what it is
+LOADING_KWARGS = {"local_files_only", "cache_dir", "revision"}
+
+
 @contextlib.contextmanager
 def _transformer_not_kept_in_allennlps_cache() -> Iterator[None]:
     """
@@ -86,13 +91,23 @@ def _transformer_not_kept_in_allennlps_cache() -> Iterator[None]:
     (`allennlp.common.cached_transformers`) did not hold yet is handed to the embedder itself and left out
     of the cache, instead of kept there and deep-copied. The copy is of no use to a frozen transformer built
     once per process (a cold `allennlp predict`), and costs as much as reading the weights (about 1.4 s and
-    a second 438 MB for all-mpnet-base-v2). A transformer already in the cache is copied as before.
+    a second 438 MB for all-mpnet-base-v2). A transformer already in the cache is copied as before, unless
+    `transformer_kwargs` change the model (say `num_hidden_layers`): the cache knows a transformer by its name
+    and weights files only, so it would hand a model with all its layers to a request for fewer (or the
+    reverse), and such a request is built anew, the cache unseen.
     """
     from allennlp.common import cached_transformers
 
     original = cached_transformers.get
 
     def get(model_name: str, make_copy: bool, *args, **kwargs):
+        if set(kwargs) - LOADING_KWARGS:
+            cache = cached_transformers._model_cache
+            cached_transformers._model_cache = {}
+            try:
+                return original(model_name, False, *args, **kwargs)
+            finally:
+                cached_transformers._model_cache = cache
         before = set(cached_transformers._model_cache)
         transformer = original(model_name, False, *args, **kwargs)
         loaded_now = [spec for spec in cached_transformers._model_cache if spec not in before]
@@ -105,6 +120,54 @@ def _transformer_not_kept_in_allennlps_cache() -> Iterator[None]:
         yield
     finally:
         cached_transformers.get = original
+
+
+class _UnusedLayersOnly(logging.Filter):
+    """
+    Drops Hugging Face's warning that weights of the checkpoint were not used when every weight it names is
+    in a layer at or above `num_layers`: with `transformer_kwargs: {num_hidden_layers: N}` the model is built
+    with its first N layers on purpose, and the warning (a list of every weight of the layers left out)
+    would tell a user that something went wrong. A warning that names any other weight passes.
+    """
+
+    _PREFIX = "Some weights of the model checkpoint at"
+
+    def __init__(self, num_layers: int) -> None:
+        super().__init__()
+        self.num_layers = num_layers
+        self.dropped = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if not message.startswith(self._PREFIX):
+            return True
+        names = re.findall(r"'([^']+)'", message.split(": [", 1)[-1].split("]", 1)[0])
+        layers = [re.search(r"(?:^|\.)layers?\.(\d+)\.", name) for name in names]
+        if names and all(layer is not None and int(layer.group(1)) >= self.num_layers for layer in layers):
+            self.dropped += 1
+            return False
+        return True
+
+
+@contextlib.contextmanager
+def _layers_left_out_quietly(transformer_kwargs: Optional[Dict]) -> Iterator[None]:
+    """
+    While the transformer is built with `num_hidden_layers` in `transformer_kwargs`: Hugging Face's warning
+    about the weights of the layers left out becomes one INFO line (`_UnusedLayersOnly`).
+    """
+    num_layers = (transformer_kwargs or {}).get("num_hidden_layers")
+    if num_layers is None:
+        yield
+        return
+    hf_logger = logging.getLogger("transformers.modeling_utils")
+    only_layers = _UnusedLayersOnly(num_layers)
+    hf_logger.addFilter(only_layers)
+    try:
+        yield
+    finally:
+        hf_logger.removeFilter(only_layers)
+    if only_layers.dropped:
+        logger.info("the transformer runs its first %d layers; the weights of the others are not loaded", num_layers)
 
 
 def weights_digest(transformer: torch.nn.Module) -> torch.Tensor:
@@ -239,7 +302,10 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
 
     Whatever the options, the transformer runs only up to the highest layer that is mixed (all of them for
     `mixed_layers: [-4, -3, -2, -1]`, fewer for, say, `[4, 5]`), for models that keep their layers in
-    `encoder.layer` (BERT, RoBERTa, XLM-R, MPNet...): the same vectors, less work.
+    `encoder.layer` (BERT, RoBERTa, XLM-R, MPNet...): the same vectors, less work. `transformer_kwargs:
+    {num_hidden_layers: N}` goes further and builds the transformer with its first N layers only (`mixed_layers`
+    then index those): the same vectors again, without reading or keeping the other layers' weights; Hugging
+    Face's warning that lists those weights as unused becomes one INFO line.
     """
 
     def __init__(
@@ -277,7 +343,7 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
             raise ConfigurationError(
                 "cached_pretrained_transformer_mismatched: mixed_layers needs last_layer_only: false"
             )
-        with _transformer_not_kept_in_allennlps_cache():
+        with _transformer_not_kept_in_allennlps_cache(), _layers_left_out_quietly(transformer_kwargs):
             super().__init__(
                 model_name,
                 max_length=max_length,
