@@ -1122,6 +1122,27 @@ def english_parse_speed_layers() -> str:
             + ("still short of 100" if faster < 100 else "100 met"))
 
 
+def english_parse_phases_layers() -> str:
+    result = load("benchmarks/english_parse_phases_layers_5.json")
+    speed = load("benchmarks/english_parse_speed_layers_5.json")
+    assert result["model"]["sha256"] == speed["compared_models"][0]["sha256"] and result["batch_size"] == 1024
+    seconds, share = result["seconds"], result["share"]
+    assert seconds["graph_decoder"] == seconds["graph_initial_scores"] == 0.0
+    per_layer = seconds["transformer"] / 5
+    cli = speed["rows"]["compare1_bfloat16_buckets"]
+    after_startup, sentences = cli["seconds"] - cli["startup_seconds"], speed["data"]["sentences"]
+    return (f"Where its time goes, in one process (`benchmarks/parse_phases.py --batch-size 1024`, "
+            f"`results/benchmarks/english_parse_phases_layers_5.json`, {result['date'][:10]}, medians of "
+            f"{result['repeats']} parses of EWT test after a warm-up, the features computed in each, start-up and "
+            f"writing apart): {result['total_seconds']:.1f} s, {result['sentences_per_second']:.1f} sentences/s; "
+            f"the five transformer layers {100 * share['transformer']:.0f} % ({per_layer:.1f} s a layer), the BiLSTM "
+            f"{100 * share['encoder']:.0f} %, the other embeddings (characters, words, the layer mix) "
+            f"{100 * share['embedding']:.0f} %, the valid tree decoder {100 * share['tree_decoder']:.0f} %, batching "
+            f"(word pieces included) {100 * share['batching']:.0f} %. A layer fewer would take about "
+            f"{per_layer:.1f} s off the {after_startup:.1f} s of `allennlp predict` after start-up above: about "
+            f"{sentences / (after_startup - per_layer):.0f} sentences/s")
+
+
 def layer_screen() -> str:
     screen = load("enhanced/screens/mpnet_layers_2_5.json")
     layers_key = "model.text_field_embedder.token_embedders.mpnet.transformer_kwargs.num_hidden_layers"
@@ -1243,6 +1264,7 @@ QUOTES = [
     (BENCHMARKS, english_parse_speed),
     (BENCHMARKS, english_parse_speed_batch_size),
     (BENCHMARKS, english_parse_speed_layers),
+    (BENCHMARKS, english_parse_phases_layers),
     # BENCHMARKS, "The parser service under load"
     (BENCHMARKS, lambda: provenance("serve_load")),
     (BENCHMARKS, serve_setup),

@@ -1,10 +1,16 @@
 """
-Where the parsing time of a model of the enhanced graph goes, phase by phase: parses a CoNLL-U file with the
-`seqgraph_parser` predictor as `allennlp predict --batch-size 64` does (batches of 64 in file order, each cut
-into length buckets, the predictor's rules over the graph included), with a wall-clock timer around each phase,
-and writes the seconds of each (median of `--repeats` parses) to results/benchmarks/enhanced_parse_phases.json:
+Where the parsing time of a model goes, phase by phase: parses a CoNLL-U file with the `seqgraph_parser`
+predictor as `allennlp predict --batch-size 64` does (batches of `--batch-size` in file order, each cut into
+length buckets, the predictor's rules over the graph included), with a wall-clock timer around each phase, and
+writes the seconds of each (median of `--repeats` parses) to results/benchmarks/enhanced_parse_phases.json:
 
     .venv/bin/python benchmarks/parse_phases.py MODEL.tar.gz data/UD_English-EWT/en_ewt-ud-test.conllu
+
+A model of the basic tree alone (no graph phase) gets zero seconds in the graph's phases. In a model over a
+frozen transformer (`cached_pretrained_transformer_mismatched`) `transformer` is the transformer's own forward
+pass with the word pieces averaged to words (part of `embedding`, counted apart); its vectors are computed in
+every parse as in a cold `allennlp predict` (the embedder keeps none in memory or on disk here), so the repeats
+time the transformer too.
 
 The phases (`PHASES`) are the model's own methods and the decoders it calls, timed where they are called; the
 CPU computes synchronously, so a phase's wall clock is its cost. `reading` is the dataset reader on the file
@@ -33,6 +39,7 @@ BATCH_SIZE = 64
 # model's module calls them
 PHASES = {
     "embedding": ("text_field_embedder", None, "the words' and characters' embeddings (the character CNN)"),
+    "transformer": ("transformer", None, "a frozen transformer's layers and word-piece averaging, if any"),
     "encoder": ("encoder", None, "the BiLSTM"),
     "encode": ("model", "_encode", "embedding, encoder and the tree's initial arc scores S_0 (MLPs, biaffine)"),
     "graph_initial_scores": ("model", "_graph_initial_scores", "the graph phase's own arc scores (MLPs, biaffine)"),
@@ -69,7 +76,10 @@ def instrument(predictor, totals: Dict[str, float]) -> None:
 
     model = predictor._model
     for name, (where, attribute, _) in PHASES.items():
-        if where == "parser":
+        if where == "transformer":
+            for embedder in frozen_transformers(model):
+                embedder._matched_embedder.forward = timed(embedder._matched_embedder.forward, totals, name)
+        elif where == "parser":
             setattr(seqgraph_parser, attribute, timed(getattr(seqgraph_parser, attribute), totals, name))
         elif where == "predictor":
             setattr(predictor, attribute, timed(getattr(predictor, attribute), totals, name))
@@ -80,11 +90,32 @@ def instrument(predictor, totals: Dict[str, float]) -> None:
             setattr(model, attribute, timed(getattr(model, attribute), totals, name))
 
 
+def frozen_transformers(model) -> List[torch.nn.Module]:
+    """
+    The model's frozen-transformer embedders, each set to keep no vectors (in memory or on disk), so that every
+    parse computes them as a cold `allennlp predict` does.
+    """
+    from seqgraph_allennlp.modules.cached_transformer_embedder import CachedPretrainedTransformerMismatchedEmbedder
+
+    embedders = [module for module in model.modules()
+                 if isinstance(module, CachedPretrainedTransformerMismatchedEmbedder)]
+    for embedder in embedders:
+        embedder._max_cached_words = 0
+        embedder._cache.clear()
+        embedder._cache_directory = embedder._directory = None
+    return embedders
+
+
 def derived(seconds: Dict[str, float], reading: float) -> Dict[str, float]:
-    """The exclusive parts that the nested timers leave: what each includes minus what it calls."""
+    """
+    The exclusive parts that the nested timers leave: what each includes minus what it calls. A phase never
+    called (the graph's, in a model of the tree alone) counts zero.
+    """
+    seconds = {name: seconds.get(name, 0.0) for name in PHASES}
     return {
         "reading": reading,
-        "embedding": seconds["embedding"],
+        "transformer": seconds["transformer"],
+        "embedding": seconds["embedding"] - seconds["transformer"],
         "encoder": seconds["encoder"],
         "tree_initial_scores": seconds["encode"] - seconds["embedding"] - seconds["encoder"],
         "graph_initial_scores": seconds["graph_initial_scores"],
@@ -103,11 +134,13 @@ def derived(seconds: Dict[str, float], reading: float) -> Dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("model", help="the archive of a predict_enhanced model (model.tar.gz)")
+    parser.add_argument("model", help="the archive of a seqgraph_parser model (model.tar.gz)")
     parser.add_argument("conllu", help="the CoNLL-U file to parse")
     parser.add_argument("--repeats", type=int, default=3, help="timed parses of the file (after a warm-up)")
     parser.add_argument("--overrides", default="",
                         help="dotted overrides of the archive's config (JSON), e.g. a precision option")
+    parser.add_argument("--batch-size", type=int, default=BATCH_SIZE,
+                        help="sentences handed to the predictor at a time, as allennlp predict's --batch-size")
     parser.add_argument("--output", default=str(RESULT))
     args = parser.parse_args()
     refuse_missing_files(parser, [args.model, args.conllu])
@@ -125,21 +158,22 @@ def main() -> None:
         start = time.perf_counter()
         instances = list(predictor._dataset_reader.read(args.conllu))
         reading = time.perf_counter() - start
-        for batch in range(0, len(instances), BATCH_SIZE):
-            predictor.predict_batch_instance(instances[batch:batch + BATCH_SIZE])
+        for batch in range(0, len(instances), args.batch_size):
+            predictor.predict_batch_instance(instances[batch:batch + args.batch_size])
         if repeat:  # the first is a warm-up
             runs.append(derived(dict(totals), reading))
     medians = {name: statistics.median(run[name] for run in runs) for name in runs[0]}
     total = sum(medians.values())
     result = {
         "what": "seconds of each phase of parsing a CoNLL-U file with the seqgraph_parser predictor in batches of "
-                f"{BATCH_SIZE} (file order, length buckets), exclusive of each other; medians of the repeats; "
+                f"{args.batch_size} (file order, length buckets), exclusive of each other; medians of the repeats; "
                 "start-up and writing the output not included",
         "phases": {name: {"what": description} for name, (_, _, description) in PHASES.items()},
         "model": {"path": args.model, "sha256": sha256(args.model)},
         "overrides": args.overrides,
         "data": {"path": args.conllu, "sha256": sha256(args.conllu), "sentences": len(instances)},
         "torch_threads": torch.get_num_threads(),
+        "batch_size": args.batch_size,
         "repeats": args.repeats,
         "seconds": medians,
         "share": {name: value / total for name, value in medians.items()},
