@@ -345,7 +345,10 @@ def test_a_transformer_loaded_for_the_embedder_is_its_own_and_not_kept_in_allenn
         assert torch.equal(parameter, again), name
     # one that AllenNLP's cache already holds is copied, as AllenNLP does, and stays there
     held = cached_transformers.get(tiny_bert, False)
-    third = cached_embedder(tiny_bert)
+    with torch.no_grad():
+        held.pooler.dense.bias.fill_(0.5)  # not read from the model directory again
+    third = cached_embedder(tiny_bert, transformer_kwargs={"local_files_only": True})
     assert third._matched_embedder.transformer_model is not held
+    assert torch.equal(third._matched_embedder.transformer_model.pooler.dense.bias, held.pooler.dense.bias)
     assert list(cached_transformers._model_cache.values()) == [held]
     cached_transformers._model_cache.clear()

@@ -100,16 +100,18 @@ def _transformer_not_kept_in_allennlps_cache() -> Iterator[None]:
 
     original = cached_transformers.get
 
-    def get(model_name: str, make_copy: bool, *args, **kwargs):
-        if set(kwargs) - LOADING_KWARGS:
+    def get(model_name: str, make_copy: bool, override_weights_file=None, override_weights_strip_prefix=None,
+            reinit_modules=None, load_weights: bool = True, **transformer_kwargs):
+        args = (override_weights_file, override_weights_strip_prefix, reinit_modules, load_weights)
+        if set(transformer_kwargs) - LOADING_KWARGS:
             cache = cached_transformers._model_cache
             cached_transformers._model_cache = {}
             try:
-                return original(model_name, False, *args, **kwargs)
+                return original(model_name, False, *args, **transformer_kwargs)
             finally:
                 cached_transformers._model_cache = cache
         before = set(cached_transformers._model_cache)
-        transformer = original(model_name, False, *args, **kwargs)
+        transformer = original(model_name, False, *args, **transformer_kwargs)
         loaded_now = [spec for spec in cached_transformers._model_cache if spec not in before]
         for spec in loaded_now:
             del cached_transformers._model_cache[spec]
