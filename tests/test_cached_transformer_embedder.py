@@ -352,3 +352,33 @@ def test_a_transformer_loaded_for_the_embedder_is_its_own_and_not_kept_in_allenn
     assert torch.equal(third._matched_embedder.transformer_model.pooler.dense.bias, held.pooler.dense.bias)
     assert list(cached_transformers._model_cache.values()) == [held]
     cached_transformers._model_cache.clear()
+
+
+def allennlps_average(pieces, offsets):
+    # what PretrainedTransformerMismatchedEmbedder.forward does with sub_token_mode "avg"
+    from allennlp.nn import util
+
+    spans, span_mask = util.batched_span_select(pieces.contiguous(), offsets)
+    spans = spans * span_mask.unsqueeze(-1)
+    return spans.sum(2) / torch.clamp_min(span_mask.unsqueeze(-1).sum(2), 1)
+
+
+def test_the_pieces_average_to_what_allennlp_gives_and_stays_float32_under_autocast():
+    from seqgraph_allennlp.modules.cached_transformer_embedder import average_pieces
+
+    generator = torch.Generator().manual_seed(0)
+    # words of 1 to 9 pieces after a first piece (<s>), sentences of 5 and 3 words (the second padded)
+    lengths = torch.randint(1, 10, (2, 5), generator=generator)
+    ends = lengths.cumsum(dim=1)
+    offsets = torch.stack([ends - lengths + 1, ends], dim=-1)
+    offsets[1, 3:] = 0
+    pieces = torch.randn(2, int(ends.max()) + 2, 12, generator=generator)
+    expected = allennlps_average(pieces, offsets)
+    torch.testing.assert_close(average_pieces(pieces, offsets), expected, rtol=0, atol=1e-6)
+    # the second word of the first sentence by hand
+    start, end = offsets[0, 1].tolist()
+    torch.testing.assert_close(average_pieces(pieces, offsets)[0, 1], pieces[0, start:end + 1].mean(dim=0))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        averaged = average_pieces(pieces, offsets)
+    assert averaged.dtype == torch.float32
+    torch.testing.assert_close(averaged, expected, rtol=0, atol=1e-6)

@@ -172,6 +172,33 @@ def _layers_left_out_quietly(transformer_kwargs: Optional[Dict]) -> Iterator[Non
         logger.info("the transformer runs its first %d layers; the weights of the others are not loaded", num_layers)
 
 
+def average_pieces(pieces: torch.Tensor, offsets: torch.LongTensor) -> torch.Tensor:
+    """
+    Each word's vector as the mean of its word pieces' vectors, as AllenNLP's mismatched embedder averages
+    them (a word without pieces gets zeros), by one batched product with a `(num_words, num_pieces)` matrix of
+    weights per sentence instead of gathering the pieces; float32 even under autocast (the product would
+    otherwise run in bfloat16). The same values up to float rounding (~1e-7).
+
+    # Parameters
+
+    pieces : `torch.Tensor`
+        Shape (batch_size, num_pieces, dim).
+    offsets : `torch.LongTensor`
+        Shape (batch_size, num_words, 2): each word's first and last piece, inclusive.
+
+    # Returns
+
+    `torch.Tensor`
+        Shape (batch_size, num_words, dim).
+    """
+    positions = torch.arange(pieces.size(1), device=pieces.device)
+    # shape (batch_size, num_words, num_pieces)
+    inside = (positions >= offsets[..., :1]) & (positions <= offsets[..., 1:])
+    weights = inside.float() / inside.sum(dim=-1, keepdim=True).clamp_min(1)
+    with torch.autocast(pieces.device.type, enabled=False):
+        return torch.bmm(weights, pieces.float())
+
+
 def weights_digest(transformer: torch.nn.Module) -> torch.Tensor:
     """
     A sha256 `(32,)` uint8 tensor of the transformer's weights: every name, shape and type, and every 997th
@@ -538,6 +565,29 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
                                  min_size=BUCKET_MIN_SENTENCES, max_padding=BUCKET_MAX_PADDING)
         return [[positions[row] for row in bucket] for bucket in buckets]
 
+    def _word_vectors(
+        self,
+        token_ids: torch.LongTensor,
+        mask: torch.BoolTensor,
+        offsets: torch.LongTensor,
+        wordpiece_mask: torch.BoolTensor,
+        type_ids: Optional[torch.LongTensor] = None,
+        segment_concat_mask: Optional[torch.BoolTensor] = None,
+    ) -> torch.Tensor:
+        """
+        As `PretrainedTransformerMismatchedEmbedder.forward`, with the word pieces averaged to words by
+        `average_pieces` where `sub_token_mode` is `"avg"`. AllenNLP's way first gathers every word's pieces
+        into a `(batch_size, num_words, longest_word_in_pieces, dim)` tensor; for four mixed 768-wide layers
+        and a long word in the batch that is hundreds of MB to copy: 0.9 of the 20.4 s that the 5-layer
+        English model took on EWT test (results/benchmarks/english_parse_phases_layers_5*.json).
+        """
+        if self.sub_token_mode != "avg":
+            return super().forward(token_ids, mask, offsets, wordpiece_mask, type_ids, segment_concat_mask)
+        # shape (batch_size, num_pieces, dim), float32 (`_as_float32`)
+        pieces = self._matched_embedder(token_ids, wordpiece_mask, type_ids=type_ids,
+                                        segment_concat_mask=segment_concat_mask)
+        return average_pieces(pieces, offsets)
+
     @staticmethod
     def trimmed(
         token_ids: torch.LongTensor,
@@ -612,7 +662,7 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
 
                     inputs = (token_ids[index], mask[index], offsets[index], wordpiece_mask[index],
                               rows(type_ids), rows(segment_concat_mask))
-                    output = super().forward(*(self.trimmed(*inputs) if self._word_piece_buckets else inputs))
+                    output = self._word_vectors(*(self.trimmed(*inputs) if self._word_piece_buckets else inputs))
                     for row, position in enumerate(bucket):
                         computed[position] = output[row, : lengths[position]]
         sentences = []
