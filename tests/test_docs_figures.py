@@ -1170,12 +1170,22 @@ def layer_screen() -> str:
     assert screen["config_differences"]["model.arc_bfloat16_inference"] == [None, False]
     by_epoch = ", ".join(f"{row['ELAS']:+.2f}" for row in screen["change_minus_baseline"])
     last = screen["epochs"] - 1
+    baseline = load("enhanced/coach_valid_mpnet_enhanced.json")
+    baseline_best = max(100 * epoch["dev_ELAS"] for epoch in baseline["curve"])
+    change_best = max(epoch["ELAS"] for epoch in screen["change_dev"])
+    ahead = change_best > baseline_best
     return (f"A parser over layers 2-5 (`coach_valid_mpnet_enhanced` with `transformer_kwargs.num_hidden_layers: 5`, "
-            f"seed 0, the one change) against the shipped row's seed 0 (its curve in "
+            f"seed 0, the one change) against the row's seed 0 over the last four layers (its curve in "
             f"`results/enhanced/coach_valid_mpnet_enhanced.json`), `scripts/epoch_screen.py`, "
             f"`results/enhanced/screens/mpnet_layers_2_5.json`: dev ELAS, change minus baseline, by epoch over the "
             f"first {screen['epochs']}: {by_epoch}; at epoch {last + 1} {screen['change_dev'][last]['ELAS']:.2f} "
-            f"against {screen['baseline_dev'][last]['ELAS']:.2f}")
+            f"against {screen['baseline_dev'][last]['ELAS']:.2f}. Its best dev ELAS so far, {change_best:.2f}, is "
+            + ("above" if ahead else "not above")
+            + f" the baseline's best over all its {len(baseline['curve'])} epochs ({baseline_best:.2f}; dev UAS "
+            f"{screen['change_dev'][last]['UAS']:.2f} against at most "
+            f"{max(100 * epoch['dev_UAS'] for epoch in baseline['curve']):.2f}), "
+            + ("so the run ends ahead whatever its last epochs give (a training keeps its best epoch)" if ahead
+               else "so it may not end ahead"))
 
 # the guides that hold what the README said of training, decoding, enhanced graphs and the components
 TRAINING = ROOT / "docs" / "TRAINING.md"

@@ -47,7 +47,8 @@ class TestMpnetConfig(ModelTestCase):
         params = Params.from_file(str(ROOT / "training_config" / "coach_valid_mpnet.jsonnet"))
         embedder = params["model"]["text_field_embedder"]["token_embedders"]["mpnet"]
         assert embedder["mixed_layers"] == [-4, -3, -2, -1] and embedder["train_parameters"] is False
-        assert embedder["transformer_kwargs"] == {"local_files_only": True}
+        # all-mpnet-base-v2 built with its first five layers: layers 2-5 mixed
+        assert embedder["transformer_kwargs"] == {"local_files_only": True, "num_hidden_layers": 5}
         # the trained word and character embeddings stay beside the transformer's vectors
         assert set(params["dataset_reader"]["token_indexers"]) == {"tokens", "token_characters", "mpnet"}
 
