@@ -650,6 +650,14 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
     lines += enhanced_seed_lines(runs)
     if unfinished:
         lines += ["Runs that did not finish their epoch budget: " + "; ".join(unfinished) + ".", ""]
+    # rows renamed for one reason, that reason once
+    renamed: Dict[str, Dict[str, str]] = {}
+    for result in runs:
+        if "renamed" in result:
+            renamed.setdefault(result["renamed"]["why"], {})[result["row"]] = result["renamed"]["from"]
+    for why, rows in renamed.items():
+        lines += ["Renamed rows (`renamed` in their JSONs): " + ", ".join(
+            f"{row} (once {was})" for row, was in rows.items()) + f": {why}.", ""]
     if reference:
         gold = reference["gold"]
         other_test = [f"{result['row']} (seed {result['seed']}, `{result['splits']['test']['path']}`)"

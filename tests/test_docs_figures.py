@@ -1170,13 +1170,13 @@ def layer_screen() -> str:
     assert screen["config_differences"]["model.arc_bfloat16_inference"] == [None, False]
     by_epoch = ", ".join(f"{row['ELAS']:+.2f}" for row in screen["change_minus_baseline"])
     last = screen["epochs"] - 1
-    baseline = load("enhanced/coach_valid_mpnet_enhanced.json")
+    baseline = load("enhanced/coach_valid_mpnet_enhanced_last_four.json")
     baseline_best = max(100 * epoch["dev_ELAS"] for epoch in baseline["curve"])
     change_best = max(epoch["ELAS"] for epoch in screen["change_dev"])
     ahead = change_best > baseline_best
     return (f"A parser over layers 2-5 (`coach_valid_mpnet_enhanced` with `transformer_kwargs.num_hidden_layers: 5`, "
             f"seed 0, the one change) against the row's seed 0 over the last four layers (its curve in "
-            f"`results/enhanced/coach_valid_mpnet_enhanced.json`), `scripts/epoch_screen.py`, "
+            f"`results/enhanced/coach_valid_mpnet_enhanced_last_four.json`), `scripts/epoch_screen.py`, "
             f"`results/enhanced/screens/mpnet_layers_2_5.json`: dev ELAS, change minus baseline, by epoch over the "
             f"first {screen['epochs']}: {by_epoch}; at epoch {last + 1} {screen['change_dev'][last]['ELAS']:.2f} "
             f"against {screen['baseline_dev'][last]['ELAS']:.2f}. Its best dev ELAS so far, {change_best:.2f}, is "
@@ -1331,8 +1331,8 @@ def extra_nsubj_recall(result: Dict) -> str:
 
 
 def separate_graph_scores_converged() -> str:
-    new = load("enhanced/coach_valid_mpnet_enhanced.json")
-    old = load("enhanced/coach_valid_mpnet_enhanced_shared_scores.json")
+    new = load("enhanced/coach_valid_mpnet_enhanced_last_four.json")
+    old = load("enhanced/coach_valid_mpnet_enhanced_last_four_shared_scores.json")
     assert new["used_config"]["model"]["separate_graph_scores"] is True
     assert old["used_config"]["model"]["separate_graph_scores"] is False
     assert new["seed"] == old["seed"] == 0 and new["budget"] == old["budget"]
@@ -1372,7 +1372,7 @@ def separate_graph_scores_epochs30() -> str:
 
 def separate_graph_scores_stop_bias() -> str:
     result = load("enhanced/stop_bias/separate_graph_scores_final_dev.json")
-    assert result["model"]["sha256"] == load("enhanced/coach_valid_mpnet_enhanced.json")["model"]["sha256"]
+    assert result["model"]["sha256"] == load("enhanced/coach_valid_mpnet_enhanced_last_four.json")["model"]["sha256"]
     sweep = {row["stop_bias"]: 100 * row["ELAS"] for row in result["rows"]}
     biases = sorted(sweep)
     # flat: the best shift gains little over 0
@@ -1406,8 +1406,8 @@ def rules_on_gold_train_dev() -> str:
 
 def rescored_rows() -> str:
     parts = []
-    for row in ("coach_valid_enhanced_shared_scores", "coach_valid_mpnet_enhanced_shared_scores",
-                "coach_valid_mpnet_enhanced", "graph_parser_mpnet_enhanced"):
+    for row in ("coach_valid_enhanced_shared_scores", "coach_valid_mpnet_enhanced_last_four_shared_scores",
+                "coach_valid_mpnet_enhanced_last_four", "graph_parser_mpnet_enhanced_last_four"):
         entries = load(f"enhanced/{row}.json")["rescored"]
         # one entry a rule change, the rows evaluated before 2026-11-27 under both, in order
         assert [entry["date"][:10] for entry in entries][-1] == "2026-11-28"
@@ -1416,7 +1416,7 @@ def rescored_rows() -> str:
     return "test ELAS " + ", ".join(parts) + " (dev as evaluated)"
 
 def baseline_seed0() -> str:
-    ours, baseline = load("enhanced/coach_valid_mpnet_enhanced.json"), load("enhanced/graph_parser_mpnet_enhanced.json")
+    ours, baseline = load("enhanced/coach_valid_mpnet_enhanced_last_four.json"), load("enhanced/graph_parser_mpnet_enhanced_last_four.json")
     assert ours["seed"] == baseline["seed"] == 0 and ours["rules"] == baseline["rules"]
     lead = 100 * (ours["test"]["ELAS"] - baseline["test"]["ELAS"])
     return (f"On EWT over the mpnet features, seed 0 each (at most 40 epochs, patience 5; it stopped after "
@@ -1428,15 +1428,15 @@ def baseline_seed0() -> str:
 
 
 def ours_over_seeds() -> str:
-    runs = [load(f"enhanced/coach_valid_mpnet_enhanced{suffix}.json") for suffix in ("", ".seed1", ".seed2")]
+    runs = [load(f"enhanced/coach_valid_mpnet_enhanced_last_four{suffix}.json") for suffix in ("", ".seed1", ".seed2")]
     assert [run["seed"] for run in runs] == [0, 1, 2]
     elas = [100 * run["test"]["ELAS"] for run in runs]
     return (f"The sequential parser's seeds 0, 1 and 2 score {', '.join(f'{x:.2f}' for x in elas)} test ELAS, "
             f"{statistics.mean(elas):.2f} ± {statistics.stdev(elas):.2f} (mean ± sample sd)")
 
 def baseline_over_seeds() -> str:
-    ours = [load(f"enhanced/coach_valid_mpnet_enhanced{suffix}.json") for suffix in ("", ".seed1", ".seed2")]
-    baseline = [load(f"enhanced/graph_parser_mpnet_enhanced{suffix}.json") for suffix in ("", ".seed1", ".seed2")]
+    ours = [load(f"enhanced/coach_valid_mpnet_enhanced_last_four{suffix}.json") for suffix in ("", ".seed1", ".seed2")]
+    baseline = [load(f"enhanced/graph_parser_mpnet_enhanced_last_four{suffix}.json") for suffix in ("", ".seed1", ".seed2")]
     assert [run["seed"] for run in baseline] == [0, 1, 2]
     ours_elas = [100 * run["test"]["ELAS"] for run in ours]
     elas = [100 * run["test"]["ELAS"] for run in baseline]

@@ -175,6 +175,19 @@ def test_enhanced_table_renders_the_run_and_the_reference_lines(evaluated, tmp_p
     assert "\n".join(lines) in report.read_text()
 
 
+def test_rows_renamed_for_one_reason_are_listed_with_it_once(evaluated, tmp_path):
+    results = tmp_path / "results"
+    why = "trained over other features"
+    for name, seed in (("a_last_four", 0), ("a_last_four", 1), ("b_last_four", 0)):
+        write_json(results / "enhanced" / f"{name}.seed{seed}.json",
+                   {**evaluated["result"], "row": name, "seed": seed,
+                    "renamed": {"from": name[:-len("_last_four")], "date": "2026-11-29", "why": why}})
+    write_json(results / "enhanced" / f"{ROW}.json", evaluated["result"])
+    lines = [line for line in enhanced_table(results) if line.startswith("Renamed rows")]
+    assert lines == ["Renamed rows (`renamed` in their JSONs): a_last_four (once a), b_last_four (once b): "
+                     f"{why}."]
+
+
 def test_an_unfinished_budget_is_said_plainly():
     status = budget_status({"trainer": {"num_epochs": 12, "patience": None}}, {"epoch": 4, "best_epoch": 3})
     assert status["finished_budget"] is False and status["epochs_done"] == 5
