@@ -1433,7 +1433,8 @@ def rescored_rows() -> str:
     return "test ELAS " + ", ".join(parts) + " (dev as evaluated)"
 
 def baseline_seed0() -> str:
-    ours, baseline = load("enhanced/coach_valid_mpnet_enhanced_last_four.json"), load("enhanced/graph_parser_mpnet_enhanced_last_four.json")
+    ours = load("enhanced/coach_valid_mpnet_enhanced_last_four.json")
+    baseline = load("enhanced/graph_parser_mpnet_enhanced_last_four.json")
     assert ours["seed"] == baseline["seed"] == 0 and ours["rules"] == baseline["rules"]
     lead = 100 * (ours["test"]["ELAS"] - baseline["test"]["ELAS"])
     return (f"On EWT over the mpnet features, seed 0 each (at most 40 epochs, patience 5; it stopped after "
@@ -1453,7 +1454,8 @@ def ours_over_seeds() -> str:
 
 def baseline_over_seeds() -> str:
     ours = [load(f"enhanced/coach_valid_mpnet_enhanced_last_four{suffix}.json") for suffix in ("", ".seed1", ".seed2")]
-    baseline = [load(f"enhanced/graph_parser_mpnet_enhanced_last_four{suffix}.json") for suffix in ("", ".seed1", ".seed2")]
+    baseline = [load(f"enhanced/graph_parser_mpnet_enhanced_last_four{suffix}.json")
+                for suffix in ("", ".seed1", ".seed2")]
     assert [run["seed"] for run in baseline] == [0, 1, 2]
     ours_elas = [100 * run["test"]["ELAS"] for run in ours]
     elas = [100 * run["test"]["ELAS"] for run in baseline]

@@ -19,7 +19,8 @@ def test_a_timer_adds_each_call_and_keeps_the_result_and_the_error():
 
 
 def test_the_exclusive_phases_add_up_to_the_prediction_and_the_reading():
-    # nested timers: embedding holds the transformer; encode holds embedding and encoder; forward holds encode and the decoders; ...
+    # nested timers: embedding holds the transformer; encode holds embedding and encoder; forward holds encode
+    # and the decoders; ...
     seconds = {"embedding": 1.5, "transformer": 0.5, "encoder": 5.0, "encode": 7.5, "graph_initial_scores": 1.0,
                "tree_decoder": 3.5, "graph_decoder": 1.0, "label_representations": 0.5, "basic_labels": 0.25,
                "enhanced_labels": 1.0, "upos": 0.25, "forward": 15.5, "human_readable": 0.5,
