@@ -372,9 +372,12 @@ def test_the_pieces_average_to_what_allennlp_gives_and_stays_float32_under_autoc
     ends = lengths.cumsum(dim=1)
     offsets = torch.stack([ends - lengths + 1, ends], dim=-1)
     offsets[1, 3:] = 0
+    # a word without word pieces (AllenNLP's indexer gives it (-1, -1)): zeros
+    offsets[0, 2] = -1
     pieces = torch.randn(2, int(ends.max()) + 2, 12, generator=generator)
     expected = allennlps_average(pieces, offsets)
     torch.testing.assert_close(average_pieces(pieces, offsets), expected, rtol=0, atol=1e-6)
+    assert not average_pieces(pieces, offsets)[0, 2].any()
     # the second word of the first sentence by hand
     start, end = offsets[0, 1].tolist()
     torch.testing.assert_close(average_pieces(pieces, offsets)[0, 1], pieces[0, start:end + 1].mean(dim=0))
