@@ -1185,11 +1185,14 @@ def layer_screen() -> str:
             f"{screen['change_dev'][last]['UAS']:.2f} against at most "
             f"{max(100 * epoch['dev_UAS'] for epoch in baseline['curve']):.2f}), "
             + ("so the run ends ahead whatever its last epochs give (a training keeps its best epoch)" if ahead
-               else "so it may not end ahead") + screen_row_text(screen))
+               else "so it may not end ahead") + screen_row_text(screen, baseline))
 
 
-def screen_row_text(screen: Dict) -> str:
-    """What became of the layer screen's run: the seed-0 row of the config it screened, once evaluated."""
+def screen_row_text(screen: Dict, baseline: Dict) -> str:
+    """
+    What became of the layer screen's run: the seed-0 row of the config it screened, once evaluated, beside
+    `baseline`, the old row's seed 0.
+    """
     row = load("enhanced/coach_valid_mpnet_enhanced.json")
     assert row["serialization_dir"] == screen["change"] and row["seed"] == 0
     if row["epochs_done"] != screen["epochs"]:
@@ -1198,11 +1201,7 @@ def screen_row_text(screen: Dict) -> str:
             f"{row['best_epoch']}, and is the seed-0 row of `coach_valid_mpnet_enhanced` in "
             f"[RESULTS](RESULTS.md#enhanced-ud-ewt): test ELAS {100 * row['test']['ELAS']:.2f}, EULAS "
             f"{100 * row['test']['EULAS']:.2f}, UAS {100 * row['test']['UAS']:.2f}, LAS {100 * row['test']['LAS']:.2f} "
-            f"(the old row's seed 0: {100 * baseline_row()['test']['ELAS']:.2f} ELAS)")
-
-
-def baseline_row() -> Dict:
-    return load("enhanced/coach_valid_mpnet_enhanced_last_four.json")
+            f"(the old row's seed 0: {100 * baseline['test']['ELAS']:.2f} ELAS)")
 
 # the guides that hold what the README said of training, decoding, enhanced graphs and the components
 TRAINING = ROOT / "docs" / "TRAINING.md"
