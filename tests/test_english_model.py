@@ -1,4 +1,4 @@
-"""`make english-model` (scripts/english_model.sh) on a fixture twin: it trains with the ewt_converged budget,
+"""`make english-model` (scripts/english_model.sh) on a fixture twin: it trains with its budget (overridden here),
 evaluates on the test file, and a second run neither trains again nor loses the model."""
 import json
 import os

@@ -86,7 +86,13 @@ class TestMpnetEnhancedConfig(ModelTestCase):
         enhanced = Params.from_file(str(ROOT / "training_config" / "coach_valid_mpnet_enhanced.jsonnet")).as_dict()
         plain = Params.from_file(str(ROOT / "training_config" / "coach_valid_mpnet.jsonnet")).as_dict()
         # the same parser and features, with the graph phase (its own edge scores, its labels and initial
-        # scores parsed in bfloat16), its targets and selection on ELAS
+        # scores parsed in bfloat16), its targets and selection on ELAS; its features in float32 on the batches
+        # as given, as its rows were trained (the tree configs' in bfloat16 on word-piece buckets)
+        features = enhanced["model"]["text_field_embedder"]["token_embedders"].pop("mpnet")
+        plain_features = plain["model"]["text_field_embedder"]["token_embedders"].pop("mpnet")
+        assert (plain_features["transformer_precision"], plain_features["word_piece_buckets"]) == ("bfloat16", True)
+        assert features == {key: value for key, value in plain_features.items()
+                            if key not in ("transformer_precision", "word_piece_buckets")}
         assert enhanced["model"] == {**plain["model"], "predict_enhanced": True, "label_bfloat16_inference": True,
                                      "arc_bfloat16_inference": True, "separate_graph_scores": True}
         assert enhanced["dataset_reader"] == {**plain["dataset_reader"], "enhanced": True}

@@ -133,6 +133,20 @@
     trainer+: { validation_metric: '+ELAS' },
   },
 
+  // The mpnet features (mpnet.libsonnet) computed in bfloat16 where the CPU has it natively (float32
+  // elsewhere) on word-piece buckets (sentences sorted by their number of word pieces), in training and
+  // parsing alike, so that a model parses with the features it was trained on: the English tree configs
+  // (coach_valid_mpnet, biaffine_mst_mpnet) since 2026-11-29. 2.08 times as fast as float32 on EWT test with
+  // batches of 64, words' layer vectors at a mean cosine of 0.99997 to float32's
+  // (results/benchmarks/feature_speed.json, docs/BENCHMARKS.md). The enhanced configs keep float32 features, as their rows are trained.
+  bfloat16_mpnet_features:: {
+    model+: {
+      text_field_embedder+: {
+        token_embedders+: { mpnet+: { transformer_precision: 'bfloat16', word_piece_buckets: true } },
+      },
+    },
+  },
+
   // The recurrent weight model's LSTM cell at 256 units with float32 score updates, as every row trained
   // before 2026-11-26 (the recommended coach_valid has 64 units and bfloat16 updates since,
   // coach_valid.jsonnet): for configs whose rows were measured with it.
