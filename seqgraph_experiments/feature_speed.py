@@ -1,7 +1,7 @@
 """
 How fast the English model's frozen all-mpnet-base-v2 features are computed, and how far they lie from
 float32's (issue 43): the shipped embedder (training_config/coach_valid_mpnet.jsonnet: `mpnet.libsonnet`'s
-indexer and cached embedder, last four layers) under each setting of its `transformer_precision` (float32,
+indexer and cached embedder, its four mixed layers) under each setting of its `transformer_precision` (float32,
 bfloat16, int8) and `word_piece_buckets`, computing the features of a CoNLL-U file (EWT test): the four layers'
 word vectors, what the embedder caches. Writes results/benchmarks/feature_speed.json.
 
@@ -19,8 +19,10 @@ float32's; and the same against the setting's own vectors in the other batching,
 depend on its batch (a model is trained on the training batches' vectors and parses with the predictor's).
 
 A setting that the CPU cannot run falls back to float32 (bfloat16 without native bfloat16): `precision_used`
-says what ran. `*_buckets_unpadded` (not run by default) pads short buckets to their longest sentence only, not
-to 16 pieces. Every setting and batching is a process of 1 + `--repeats` passes over the file (6 x 2
+says what ran. `*_buckets_padded_16` (not run by default) pads each bucket to at least 16 word pieces, as the
+embedder did until 2026-11-29 (`BUCKET_MIN_PIECES`); `bfloat16_buckets_padding_10` closes a bucket at a tenth
+of padding instead of a quarter (`BUCKET_MAX_PADDING`). `--predict-batch-size` sets the predictor's batches
+(`allennlp predict --batch-size`, 64 by default). Every setting and batching is a process of 1 + `--repeats` passes over the file (6 x 2
 processes by default, float32 always among them: the reference); run it on a quiet machine, with the
 OMP_NUM_THREADS that parsing gets.
 """
@@ -50,15 +52,17 @@ SETTINGS = {
     "bfloat16_buckets": {"transformer_precision": "bfloat16", "word_piece_buckets": True},
     "int8": {"transformer_precision": "int8", "word_piece_buckets": False},
     "int8_buckets": {"transformer_precision": "int8", "word_piece_buckets": True},
-    # buckets padded to their longest sentence however short (BUCKET_MIN_PIECES 1): less padding, float32
-    # vectors no longer bit-for-bit those of a batch padded to 16 pieces or more
-    "float32_buckets_unpadded": {"transformer_precision": "float32", "word_piece_buckets": True},
-    "bfloat16_buckets_unpadded": {"transformer_precision": "bfloat16", "word_piece_buckets": True},
+    # buckets padded to at least 16 word pieces, as until 2026-11-29
+    "float32_buckets_padded_16": {"transformer_precision": "float32", "word_piece_buckets": True},
+    "bfloat16_buckets_padded_16": {"transformer_precision": "bfloat16", "word_piece_buckets": True},
+    # a bucket closed at a tenth of padding, not a quarter: more, fuller buckets
+    "bfloat16_buckets_padding_10": {"transformer_precision": "bfloat16", "word_piece_buckets": True},
 }
 # settings that also change a constant of the embedder's module (in their own process)
 MODULE_CONSTANTS = {
-    "float32_buckets_unpadded": {"BUCKET_MIN_PIECES": 1},
-    "bfloat16_buckets_unpadded": {"BUCKET_MIN_PIECES": 1},
+    "float32_buckets_padded_16": {"BUCKET_MIN_PIECES": 16},
+    "bfloat16_buckets_padded_16": {"BUCKET_MIN_PIECES": 16},
+    "bfloat16_buckets_padding_10": {"BUCKET_MAX_PADDING": 0.1},
 }
 DEFAULT_SETTINGS = ["float32", "float32_buckets", "bfloat16", "bfloat16_buckets", "int8", "int8_buckets"]
 BATCHINGS = ("predictor", "training")
@@ -89,14 +93,14 @@ def read_words(conllu: str, limit: int = None) -> List[List[str]]:
     return words[:limit] if limit else words
 
 
-def batches(words: List[List[str]], batching: str) -> List[List[int]]:
+def batches(words: List[List[str]], batching: str, predict_batch_size: int = PREDICT_BATCH_SIZE) -> List[List[int]]:
     """The sentences (positions) of each batch the model computes the file's features in."""
     from seqgraph_allennlp.predictors.seqgraph_parser import length_buckets
 
     if batching == "predictor":
         cut = []
-        for begin in range(0, len(words), PREDICT_BATCH_SIZE):
-            chunk = list(range(begin, min(begin + PREDICT_BATCH_SIZE, len(words))))
+        for begin in range(0, len(words), predict_batch_size):
+            chunk = list(range(begin, min(begin + predict_batch_size, len(words))))
             cut.extend([[chunk[row] for row in bucket] for bucket in length_buckets([len(words[p]) for p in chunk])])
         return cut
     order = sorted(range(len(words)), key=lambda position: len(words[position]))
@@ -128,7 +132,7 @@ def worker(args) -> None:
     load_seconds = time.perf_counter() - start
     # indexed beforehand: the embedder alone is timed
     tensors = []
-    for batch in batches(words, args.batching):
+    for batch in batches(words, args.batching, args.predict_batch_size):
         instances = Batch([Instance({"words": TextField([Token(word) for word in words[position]],
                                                         {"mpnet": indexer})}) for position in batch])
         instances.index_instances(Vocabulary())
@@ -208,7 +212,7 @@ def difference(path: Path, reference: Path, chunk: int = 4096) -> Dict:
 def run_worker(args, setting: str, batching: str, work: Path) -> Dict:
     command = [sys.executable, "-m", "seqgraph_experiments.feature_speed", "--worker", setting,
                "--batching", batching, "--work", str(work), "--conllu", args.conllu,
-               "--repeats", str(args.repeats)]
+               "--repeats", str(args.repeats), "--predict-batch-size", str(args.predict_batch_size)]
     if args.limit:
         command += ["--limit", str(args.limit)]
     if args.model_directory:
@@ -231,6 +235,8 @@ def main() -> None:
     parser.add_argument("--batchings", nargs="+", choices=BATCHINGS, default=list(BATCHINGS))
     parser.add_argument("--repeats", type=int, default=2, help="warm passes after the cold one, per process")
     parser.add_argument("--limit", type=int, default=None, help="the file's first sentences only (a smoke test)")
+    parser.add_argument("--predict-batch-size", type=int, default=PREDICT_BATCH_SIZE,
+                        help="sentences per predictor batch, before its word-length buckets (default: %(default)s)")
     parser.add_argument("--output", default=str(OUT))
     parser.add_argument("--worker", choices=list(SETTINGS), help=argparse.SUPPRESS)
     parser.add_argument("--batching", choices=BATCHINGS, help=argparse.SUPPRESS)
@@ -240,6 +246,8 @@ def main() -> None:
         worker(args)
         return
     refuse_missing_files(parser, [args.conllu])
+    if args.predict_batch_size < 1:
+        parser.error("--predict-batch-size must be positive")
     settings = ["float32"] + [name for name in args.settings if name != "float32"]
     rows: Dict[str, Dict] = {}
     with tempfile.TemporaryDirectory() as directory:
@@ -286,7 +294,7 @@ def main() -> None:
                   "weights_sha256": {path.name: sha256(path) for path in sorted(model_directory.glob("*"))
                                      if path.suffix in (".safetensors", ".bin")}},
         "embedder": {name: value for name, value in embedder.items() if name != "model_name"},
-        "batchings": {"predictor": f"{PREDICT_BATCH_SIZE} sentences in file order, cut into the predictor's "
+        "batchings": {"predictor": f"{args.predict_batch_size} sentences in file order, cut into the predictor's "
                                    "word-length buckets",
                       "training": f"{TRAIN_BATCH_SIZE} sentences sorted by words"},
         "buckets": {"min_sentences": BUCKET_MIN_SENTENCES, "max_padding": BUCKET_MAX_PADDING,

@@ -323,6 +323,36 @@ def reproduce_commands(rows: List[Dict], treebank: str, section: str, epochs: in
 
 
 @as_cloned
+def english_speed_table(speed: Dict) -> List[str]:
+    """
+    The English model's `allennlp predict` speed beside the models it is compared with
+    (results/speed_english.json, `scripts/english_parse_speed.py`): one row per archive and setting.
+    """
+    archives = [speed["model"]] + speed.get("compared_models", [])
+    lines = [
+        "## Speed of the English model",
+        "",
+        f"From `results/speed_english.json`: {speed['what']}. `{speed['data']['path']}` "
+        f"({speed['data']['sentences']} sentences), {speed['machine']['cpu_cores']} CPU cores "
+        f"({speed['machine']['cpu']}), {speed['date'][:10]}, commit {speed['git_commit'][:10]}. The archives: "
+        + "; ".join(f"{'the first' if index == 0 else f'compare{index}'}: {archive['weights']}"
+                    for index, archive in enumerate(archives)) + ".",
+        "",
+        "| archive | setting | --batch-size | start-up (s) | sent/s after start-up | sent/s with start-up | trees |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, row in speed["rows"].items():
+        archive, _, setting = name.partition("_") if name.startswith("compare") else ("the first", "", name)
+        lines.append(
+            f"| {archive} | {setting} | {row['batch_size']} | {row['startup_seconds']:.1f} | "
+            f"{row['sentences_per_second_without_startup']:.1f} | {row['sentences_per_second']:.1f} | "
+            f"{row['predicted_trees']} of {row['predicted_sentences']} |"
+        )
+    lines += ["", "Made with:", "", f"    .venv/bin/python {speed['command']}", ""]
+    return lines
+
+
+@as_cloned
 def speed_table(speed: Dict) -> List[str]:
     lines = [
         "## Speed",
@@ -763,6 +793,9 @@ def write_report(results_dir: Path = RESULTS, report: Path = REPORT) -> None:
     speed_path = results_dir / "speed.json"
     if speed_path.exists():
         lines += speed_table(read_json(speed_path))
+    english_speed_path = results_dir / "speed_english.json"
+    if english_speed_path.exists():
+        lines += english_speed_table(read_json(english_speed_path))
     for tokenisation_path in sorted((results_dir / "tokenisation").glob("*.json")):
         lines += tokenisation_table(read_json(tokenisation_path))
     for raw_text_path in sorted((results_dir / "raw_text").glob("*.json")):

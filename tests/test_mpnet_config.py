@@ -93,6 +93,11 @@ class TestMpnetEnhancedConfig(ModelTestCase):
         assert (plain_features["transformer_precision"], plain_features["word_piece_buckets"]) == ("bfloat16", True)
         assert features == {key: value for key, value in plain_features.items()
                             if key not in ("transformer_precision", "word_piece_buckets")}
+        # and AllenNLP's indexer, where the tree configs have its faster twin (the same word pieces)
+        assert plain["dataset_reader"]["token_indexers"]["mpnet"]["type"] == "word_piece_mismatched"
+        assert enhanced["dataset_reader"]["token_indexers"]["mpnet"]["type"] == "pretrained_transformer_mismatched"
+        for reader in (plain, enhanced):
+            reader["dataset_reader"]["token_indexers"]["mpnet"].pop("type")
         assert enhanced["model"] == {**plain["model"], "predict_enhanced": True, "label_bfloat16_inference": True,
                                      "arc_bfloat16_inference": True, "separate_graph_scores": True}
         assert enhanced["dataset_reader"] == {**plain["dataset_reader"], "enhanced": True}

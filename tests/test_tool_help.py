@@ -16,6 +16,7 @@ TOOLS = [
     "seqgraph_experiments.epoch_screen",
     "seqgraph_experiments.english_parse_speed",
     "seqgraph_experiments.feature_speed",
+    "seqgraph_experiments.features_accuracy",
     "seqgraph_experiments.layer_probe",
     "seqgraph_experiments.plot_curves",
     "seqgraph_experiments.raw_text_eval",
@@ -36,6 +37,7 @@ TOOLS = [
     "seqgraph_experiments.benchmarks.single_root_mst",
     "seqgraph_experiments.benchmarks.startup",
     "seqgraph_experiments.benchmarks.step_parts",
+    "seqgraph_experiments.benchmarks.word_pieces",
 ]
 
 

@@ -202,17 +202,18 @@ def test_word_piece_buckets_give_each_sentence_its_vectors(tiny_mpnet, precision
     runs = transformer_runs(bucketed, monkeypatch)
     output = bucketed(**batch)
     vectors = word_vectors(bucketed, batch)
-    # several narrower batches, none narrower than 16 pieces, every sentence once
+    # several narrower batches, each as wide as its longest sentence, every sentence once
     assert len(runs) > 1 and sum(size for size, _ in runs) == len(SENTENCES)
     assert max(width for _, width in runs) == batch["token_ids"].size(1)
-    assert min(width for _, width in runs) == 16 < batch["token_ids"].size(1)
+    # the short sentences' bucket padded to its own longest (7 pieces here), not to a minimum
+    short = pieces[pieces < 16]
+    assert min(width for _, width in runs) == int(short.max()) < 16
     # the output as without buckets, zero on padding
     assert output.shape == (len(SENTENCES), batch["mask"].size(1), 16)
     assert output[~batch["mask"]].abs().sum() == 0
-    assert pieces.min() < 16
     if precision == "float32":
-        # float rounding at most, and none at all where both pad a sentence to 16 pieces or more (all here)
-        assert torch.equal(vectors, expected)
+        # float rounding at most (other matrix kernels for other widths)
+        assert float((vectors - expected).abs().max()) < 1e-5
     else:
         # int8 quantizes each linear layer's input with one scale for the whole batch (padding included): a
         # sentence's vectors depend on its batch, here by up to ~1e-3

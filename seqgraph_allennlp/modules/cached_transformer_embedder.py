@@ -20,14 +20,16 @@ logger = logging.getLogger(__name__)
 
 PRECISIONS = ("float32", "bfloat16", "int8")
 # word-piece buckets (`word_piece_buckets`): sentences sorted by their number of pieces, a bucket closed when the
-# next sentence would pad it by more than a quarter of its pieces once it holds 8 sentences (sizes not measured
-# yet); each padded to at least 16 pieces: on the CPU checked (AMD EPYC with AVX-512, torch 2.14.1),
-# all-mpnet-base-v2 gives a sentence bit-for-bit the same float32 vectors at any padded length from 16 pieces on,
-# in batches of 1 to 64 sentences, with 1 or 2 threads; padded to fewer, other matrix kernels round differently
-# (by up to 4e-6 on 8 EWT sentences)
+# next sentence would pad it by more than a quarter of its pieces once it holds 8 sentences, each bucket padded
+# to its longest sentence. Until 2026-11-29 each was padded to at least 16 pieces (BUCKET_MIN_PIECES 16), for
+# float32 vectors bit-for-bit the same in any batch; they were not even so (14 of 300 EWT test sentences
+# differed, by up to 2.3e-6, between one batch and batches of 7; bfloat16: 3 of 300, by up to 0.008, as without
+# the minimum), and 1,229 of the 2,077 EWT test sentences have fewer than 16 pieces: the transformer ran on
+# 1.44 times the sentences' pieces in `allennlp predict --batch-size 1024`, 1.23 without the minimum
+# (results/benchmarks/feature_speed_min_pieces.json)
 BUCKET_MIN_SENTENCES = 8
 BUCKET_MAX_PADDING = 0.25
-BUCKET_MIN_PIECES = 16
+BUCKET_MIN_PIECES = 1
 
 
 class _ConcatenateLayers(torch.nn.Module):
@@ -303,21 +305,21 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         share a directory; float32's fingerprint is the one it had before this option. Measured on
         all-mpnet-base-v2 over the first 24 sentences of EWT test (accuracy only, `scripts/feature_speed.py`
         measures both on the whole file): bfloat16 words' layer vectors have a mean cosine of 0.99997 to
-        float32's, and are the same in two batchings; int8's of 0.58, and of 0.91 to int8's own in another
+        float32's, and nearly the same in two batchings; int8's of 0.58, and of 0.91 to int8's own in another
         batching: each linear layer quantizes its input with one scale for the whole batch (padding
         included), and the feed-forward layers' inputs have outliers (sixth layer: up to 58, mean 0.36),
         so int8 as it is does not give usable features of this model.
     word_piece_buckets : `bool`, optional (default = `False`)
         Run the transformer on the sentences to compute sorted by their number of word pieces and cut into
         buckets (`length_buckets`, at least 8 sentences, padded by at most a quarter), each padded to its own
-        longest sentence (at least 16 pieces) instead of the batch's longest: less padding where a batch
-        mixes lengths (batches are sorted by words, not pieces; on EWT test, the predictor's batches of 64 make the
-        transformer run on 1.83 times the sentences' pieces, 1.38 in buckets, which computes the features
-        1.17 times as fast in float32 and 1.27 in bfloat16: results/benchmarks/feature_speed.json;
-        docs/BENCHMARKS.md). A sentence's float32 vectors then differ
-        from those of the batch as a whole by float rounding only, as between any two batches (see above),
-        and on the CPU checked (`BUCKET_MIN_PIECES`) not at all where both pad it to 16 pieces or more.
-        `False` computes them in the batch as given.
+        longest sentence instead of the batch's longest: less padding where a batch mixes lengths (batches
+        are sorted by words, not pieces; on EWT test, the predictor's batches of 64 make the transformer run
+        on 1.83 times the sentences' pieces, 1.38 in buckets padded to at least 16 pieces as they were until
+        2026-11-29, which computed the features 1.17 times as fast in float32 and 1.27 in bfloat16:
+        results/benchmarks/feature_speed.json; docs/BENCHMARKS.md; `BUCKET_MIN_PIECES` says what the minimum
+        was for and what leaving it out gained). A sentence's vectors then differ from those of the batch as a
+        whole by float rounding only, as between any two batches (see above). `False` computes them in the
+        batch as given.
 
     save_transformer_weights : `bool`, optional (default = `False`)
         Whether the module's state (a checkpoint, a model archive) holds the frozen transformer's weights.
