@@ -16,6 +16,7 @@ say which weights the archive holds (`--weights`). Run it on a quiet machine.
 import argparse
 import json
 from pathlib import Path
+from typing import Dict
 
 from seqgraph_experiments import ROOT
 from seqgraph_experiments.arguments import refuse_missing_files
@@ -50,6 +51,9 @@ def main() -> None:
     parser.add_argument("--compare", nargs=2, action="append", default=[], metavar=("ARCHIVE", "WEIGHTS"),
                         help="another archive (and what its weights are), timed in the same turns with every "
                              "setting and batch size; its rows are named compareN_ROW (N from 1)")
+    parser.add_argument("--model-overrides", default="{}",
+                        help="dotted overrides for --model's archive only (not the compared ones), added to each "
+                             "setting's, e.g. a setting its config has gained since it was trained")
     parser.add_argument("--output", default=str(BENCHMARKS / "english_parse_speed.json"))
     args = parser.parse_args()
     refuse_missing_files(parser, [args.model] + [archive for archive, _ in args.compare])
@@ -62,11 +66,16 @@ def main() -> None:
     names = [("" if index == 0 else f"compare{index}_")
              + (name if len(args.batch_sizes) == 1 else f"{name}_batch_{size}") for index, name, size in combinations]
     # in turns: the machine's drift falls on every setting alike
-    speeds = cli_parse_speeds([Setting(archives[index], json.dumps(SETTINGS[name]), size)
+    extra = json.loads(args.model_overrides)
+
+    def overrides(index: int, name: str) -> Dict:
+        return {**SETTINGS[name], **(extra if index == 0 else {})}
+
+    speeds = cli_parse_speeds([Setting(archives[index], json.dumps(overrides(index, name)), size)
                                for index, name, size in combinations], args.parse, sentences, repeats=args.repeats)
     rows = {}
-    for row_name, (_, name, _), speed in zip(names, combinations, speeds):
-        rows[row_name] = {**speed, "overrides": SETTINGS[name]}
+    for row_name, (index, name, _), speed in zip(names, combinations, speeds):
+        rows[row_name] = {**speed, "overrides": overrides(index, name)}
         print(f"{row_name}: {speed['sentences_per_second_without_startup']:.1f} sentences/s after a start-up of "
               f"{speed['startup_seconds']:.2f} s; {speed['predicted_trees']} trees of {speed['predicted_sentences']}")
     first = rows[names[0]]["sentences_per_second_without_startup"]

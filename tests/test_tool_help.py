@@ -14,6 +14,7 @@ TOOLS = [
     "seqgraph_experiments.enhanced_rescore",
     "seqgraph_experiments.enhanced_rules",
     "seqgraph_experiments.epoch_screen",
+    "seqgraph_experiments.english_model_record",
     "seqgraph_experiments.english_parse_speed",
     "seqgraph_experiments.feature_speed",
     "seqgraph_experiments.features_accuracy",

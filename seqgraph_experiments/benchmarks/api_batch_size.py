@@ -14,6 +14,7 @@ import argparse
 from pathlib import Path
 
 import torch
+from allennlp.models.archival import load_archive
 
 from seqgraph_allennlp.api import Parser
 from seqgraph_experiments.arguments import refuse_missing_files
@@ -29,12 +30,19 @@ def main() -> None:
     parser.add_argument("--weights", required=True, help="which weights the archive holds (kept in the JSON)")
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 1024])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--overrides", default="",
+                        help="dotted overrides for the archive (as load_archive takes them; the Parser is then "
+                             "built on the loaded model and reader)")
     parser.add_argument("--output", default=str(BENCHMARKS / "api_batch_size.json"))
     args = parser.parse_args()
     refuse_missing_files(parser, [args.model, args.conllu])
     if any(size < 1 for size in args.batch_sizes):
         parser.error("--batch-sizes must be positive")
-    api = Parser.from_archive(args.model)
+    if args.overrides:
+        archive = load_archive(args.model, overrides=args.overrides)
+        api = Parser(archive.model, archive.validation_dataset_reader)
+    else:
+        api = Parser.from_archive(args.model)
     api.parse_conllu(args.conllu)  # warm-up: first calls pay for lazy initialisation
     outputs = {}
 
@@ -52,7 +60,8 @@ def main() -> None:
     write_json(Path(args.output), {
         "what": "seqgraph_allennlp.Parser.parse_conllu of a CoNLL-U file, one Parser, each batch_size in turns; "
                 "medians; model loading and start-up not included",
-        "model": {"path": args.model, "sha256": sha256(Path(args.model)), "weights": args.weights},
+        "model": {"path": args.model, "sha256": sha256(Path(args.model)), "weights": args.weights,
+                  "overrides": args.overrides or None},
         "data": {"path": args.conllu, "sha256": sha256(Path(args.conllu)), "sentences": sentences},
         "torch_threads": torch.get_num_threads(),
         "repeats": args.repeats,
