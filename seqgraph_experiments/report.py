@@ -334,17 +334,18 @@ def english_speed_table(speed: Dict) -> List[str]:
         "",
         f"From `results/speed_english.json`: {speed['what']}. `{speed['data']['path']}` "
         f"({speed['data']['sentences']} sentences), {speed['machine']['cpu_cores']} CPU cores "
-        f"({speed['machine']['cpu']}), {speed['date'][:10]}, commit {speed['git_commit'][:10]}. The archives: "
-        + "; ".join(f"{'the first' if index == 0 else f'compare{index}'}: {archive['weights']}"
-                    for index, archive in enumerate(archives)) + ".",
+        f"({speed['machine']['cpu']}), {speed['date'][:10]}, commit {speed['git_commit'][:10]}. The archives, "
+        "named by their directories: "
+        + "; ".join(f"`{Path(archive['path']).parent.name}`: {archive['weights']}" for archive in archives) + ".",
         "",
         "| archive | setting | --batch-size | start-up (s) | sent/s after start-up | sent/s with start-up | trees |",
         "|---|---|---|---|---|---|---|",
     ]
     for name, row in speed["rows"].items():
-        archive, _, setting = name.partition("_") if name.startswith("compare") else ("the first", "", name)
+        index, _, setting = name.partition("_") if name.startswith("compare") else ("compare0", "", name)
+        archive = Path(archives[int(index[len("compare"):])]["path"]).parent.name
         lines.append(
-            f"| {archive} | {setting} | {row['batch_size']} | {row['startup_seconds']:.1f} | "
+            f"| `{archive}` | {setting} | {row['batch_size']} | {row['startup_seconds']:.1f} | "
             f"{row['sentences_per_second_without_startup']:.1f} | {row['sentences_per_second']:.1f} | "
             f"{row['predicted_trees']} of {row['predicted_sentences']} |"
         )

@@ -1159,6 +1159,99 @@ def average_pieces_phases() -> str:
             "far the machine moved between the two runs")
 
 
+def english_model_run() -> str:
+    run = load("english_model.json")
+    assert run["budget"] == {"epochs": 20, "patience": 5} and run["epochs_done"] == len(run["curve"])
+    seconds = [epoch["seconds"] for epoch in run["curve"]]
+    quiet = seconds[-6:]
+    estimate = (seconds[0] + (len(seconds) - 1) * statistics.mean(quiet)) / 60
+    return (f"`make english-model` as shipped on 2026-11-29 (`results/english_model.json`): it ran "
+            f"{run['epochs_done']} epochs, kept epoch {run['best_epoch']} (dev UAS {100 * run['best_dev']['UAS']:.2f})"
+            f" and scored test UAS / LAS {100 * run['test']['UAS']:.2f} / {100 * run['test']['LAS']:.2f}, UPOS "
+            f"{100 * run['test']['UPOS']:.2f}, in {run['wall_minutes']:.0f} minutes. Not a quiet run: other "
+            f"benchmarks and tests shared the machine during most of its first {len(seconds) - 6} epochs; "
+            f"its last six had it nearly to themselves and took {statistics.mean(quiet) / 60:.1f} minutes each on "
+            f"average, so a quiet run would have taken about {estimate:.0f} minutes on the machine as it ran that "
+            "day")
+
+
+def machine_that_day() -> str:
+    then = load("benchmarks/epoch_time_fused_loss_round2.json")
+    now = load("benchmarks/epoch_time_machine_2026-11-29.json")
+    assert now["git_commit"] == then["git_commit"].split("+")[0]
+    before = next(row for row in then["rows"] if row["name"] == "biaffine_mst")["epoch_seconds"]
+    after = now["rows"][0]["epoch_seconds"]
+    return (f"allennlp-models' `biaffine_mst` took {after:.1f} s for an EWT epoch at the commit measured on "
+            f"{then['date'][:10]} ({now['git_commit'][:7]}), against {before:.1f} s then "
+            f"(`results/benchmarks/epoch_time_machine_2026-11-29.json`, `epoch_time_fused_loss_round2.json`): "
+            f"{after / before:.2f} times as long")
+
+
+def english_model_speed() -> str:
+    speed = load("speed_english.json")
+    api = load("benchmarks/api_batch_size_english.json")
+    ours, biaffine, small = (speed["rows"][name] for name in ("as_trained", "compare1_as_trained",
+                                                               "compare2_as_trained"))
+    assert Path(speed["model"]["path"]).parent.name == "english" and api["model"]["sha256"] == speed["model"]["sha256"]
+    assert [Path(model["path"]).parent.name for model in speed["compared_models"]] == ["biaffine_mst_mpnet",
+                                                                                       "coach_valid"]
+    assert all(row["batch_size"] == 1024 and row["predicted_trees"] == row["predicted_sentences"] == 2077
+               for row in (ours, biaffine, small))
+    assert "max_cached_words" in api["model"]["overrides"]
+    return (f"`allennlp predict --batch-size 1024` parses EWT test with it at "
+            f"{ours['sentences_per_second_without_startup']:.1f} sentences/s after a start-up of "
+            f"{ours['startup_seconds']:.1f} s ({ours['sentences_per_second']:.1f} with it), every sentence a tree; "
+            f"in the same turns `biaffine_mst_mpnet` over the same features at "
+            f"{biaffine['sentences_per_second_without_startup']:.1f} and the small `coach_valid` at "
+            f"{small['sentences_per_second_without_startup']:.1f} (`scripts/english_parse_speed.py`, "
+            f"`results/speed_english.json`, medians of {ours['repeats']} rounds). `seqgraph_allennlp.Parser` "
+            f"(`benchmarks/api_batch_size.py`, `results/benchmarks/api_batch_size_english.json`, batches of 1024, "
+            f"its in-memory feature cache off as for new text) parses it at "
+            f"{api['rows']['1024']['sentences_per_second']:.1f} sentences/s")
+
+
+def english_features_accuracy() -> str:
+    result = load("benchmarks/features_accuracy_english.json")
+    full, fast = result["rows"]["float32"], result["rows"]["bfloat16_buckets"]
+    assert full["all_trees"] and fast["all_trees"] and result["batch_size"] == 1024
+    return (f"With float32 features it scores UAS / LAS {full['UAS']:.2f} / {full['LAS']:.2f} on EWT test, with "
+            f"the bfloat16 ones it was trained on {fast['UAS']:.2f} / {fast['LAS']:.2f} "
+            f"(`scripts/features_accuracy.py`, `results/benchmarks/features_accuracy_english.json`)")
+
+
+def min_pieces_speed() -> str:
+    result = load("benchmarks/feature_speed_min_pieces.json")
+    assert "1024 sentences" in result["batchings"]["predictor"] and result["buckets"]["min_pieces"] == 1
+
+    def row(name: str) -> Dict:
+        return result["rows"][name]["batchings"]["predictor"]
+
+    def ratio(name: str) -> float:
+        return row(name)["transformer_pieces"] / row(name)["sentence_pieces"]
+
+    now, padded, fuller = (row(name) for name in ("bfloat16_buckets", "bfloat16_buckets_padded_16",
+                                                  "bfloat16_buckets_padding_10"))
+    return (f"at `--predict-batch-size 1024` the transformer ran on {ratio('bfloat16_buckets_padded_16'):.2f} times "
+            f"the sentences' pieces with the minimum, {ratio('bfloat16_buckets'):.2f} without, and computed the "
+            f"features of EWT test at {now['sentences_per_second_warm']:.1f} sentences/s against "
+            f"{padded['sentences_per_second_warm']:.1f} "
+            f"({now['sentences_per_second_warm'] / padded['sentences_per_second_warm']:.2f} times as fast); a bucket "
+            f"closed at a tenth of padding instead of a quarter ran on {ratio('bfloat16_buckets_padding_10'):.2f} "
+            f"times the pieces in {fuller['transformer_batches']} calls instead of {now['transformer_batches']} and "
+            f"was no faster ({fuller['sentences_per_second_warm']:.1f})")
+
+
+def word_pieces_speed() -> str:
+    result = load("benchmarks/word_pieces.json")
+    theirs, ours = (result["rows"][name] for name in ("pretrained_transformer_mismatched", "word_piece_mismatched"))
+    sentences = result["data"]["sentences"]
+    assert theirs["sentences_as_allennlps"] == ours["sentences_as_allennlps"] == sentences
+    return (f"splitting EWT test's {result['data']['words']:,} words into word pieces takes AllenNLP's indexer "
+            f"{statistics.median(theirs['seconds']):.2f} s and `word_piece_mismatched` "
+            f"{statistics.median(ours['seconds']):.2f} s (medians of {result['repeats']}, `benchmarks/word_pieces.py`, "
+            f"`results/benchmarks/word_pieces.json`), with the same output for all {sentences:,} sentences")
+
+
 def layer_screen() -> str:
     screen = load("enhanced/screens/mpnet_layers_2_5.json")
     layers_key = "model.text_field_embedder.token_embedders.mpnet.transformer_kwargs.num_hidden_layers"
@@ -1232,6 +1325,9 @@ QUOTES = [
     (TRAINING, readme_one_step_cap),
     (TRAINING, readme_tagger_ewt),
     (TRAINING, readme_shipped_row),
+    (TRAINING, english_model_run),
+    (TRAINING, machine_that_day),
+    (TRAINING, english_features_accuracy),
     # TRAINING, "Training objective"
     (TRAINING, readme_paper_objective_welsh),
     # USAGE, "Several edges per step"
@@ -1308,6 +1404,13 @@ QUOTES = [
     (BENCHMARKS, english_parse_speed_layers),
     (BENCHMARKS, english_parse_phases_layers),
     (BENCHMARKS, average_pieces_phases),
+    # BENCHMARKS, "The English model over layers 2-5, trained"
+    (BENCHMARKS, word_pieces_speed),
+    (BENCHMARKS, min_pieces_speed),
+    (BENCHMARKS, english_model_run),
+    (BENCHMARKS, english_features_accuracy),
+    (BENCHMARKS, english_model_speed),
+    (BENCHMARKS, machine_that_day),
     # BENCHMARKS, "The parser service under load"
     (BENCHMARKS, lambda: provenance("serve_load")),
     (BENCHMARKS, serve_setup),

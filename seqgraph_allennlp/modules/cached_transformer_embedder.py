@@ -25,8 +25,8 @@ PRECISIONS = ("float32", "bfloat16", "int8")
 # float32 vectors bit-for-bit the same in any batch; they were not even so (14 of 300 EWT test sentences
 # differed, by up to 2.3e-6, between one batch and batches of 7; bfloat16: 3 of 300, by up to 0.008, as without
 # the minimum), and 1,229 of the 2,077 EWT test sentences have fewer than 16 pieces: the transformer ran on
-# 1.44 times the sentences' pieces in `allennlp predict --batch-size 1024`, 1.23 without the minimum
-# (results/benchmarks/feature_speed_min_pieces.json)
+# 1.42 times the sentences' pieces in `allennlp predict --batch-size 1024`, 1.23 without the minimum, which
+# computes the features 1.10 times as fast in bfloat16 (results/benchmarks/feature_speed_min_pieces.json)
 BUCKET_MIN_SENTENCES = 8
 BUCKET_MAX_PADDING = 0.25
 BUCKET_MIN_PIECES = 1
