@@ -82,8 +82,8 @@ def main() -> None:
     write_json(Path(args.output), {
         "what": f"allennlp predict --batch-size {' / '.join(map(str, args.batch_sizes))} of an mpnet model, "
                 "features in " + " and in ".join(DESCRIPTIONS[name] for name in args.settings)
-                + ", none read from a features directory; the settings in turns, medians over alternating runs; "
-                "start-up = the same command on one sentence",
+                + ", none read from a features directory (as_trained: as the archive's config says); the settings in "
+                "turns, medians over alternating runs; start-up = the same command on one sentence",
         "model": {"path": args.model, "sha256": sha256(Path(args.model)), "weights": args.weights},
         **({"compared_models": [{"rows": f"compare{index}_*", "path": archive, "sha256": sha256(Path(archive)),
                                  "weights": weights} for index, (archive, weights) in enumerate(args.compare, 1)]}

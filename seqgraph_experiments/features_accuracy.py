@@ -3,7 +3,8 @@ What the precision of an mpnet model's frozen features does to its parses (issue
 CoNLL-U file with `allennlp predict` (`--batch-size 1024`, no features directory) with its features computed in
 float32 and in bfloat16 on word-piece buckets (the embedder's `transformer_precision` and `word_piece_buckets`
 as `-o` overrides), each output scored against the file by `seqgraph_allennlp.common.scoring` (CoNLL 2018,
-every word, `udtools.udeval`; ELAS and EULAS too where the model predicts DEPS). Writes results/benchmarks/features_accuracy.json.
+every word, `udtools.udeval`; ELAS and EULAS too where the model predicts DEPS). Writes
+results/benchmarks/features_accuracy.json.
 
     .venv/bin/python scripts/features_accuracy.py --model models/english/model.tar.gz \\
         --weights 'make english-model, ...' [--conllu data/UD_English-EWT/en_ewt-ud-test.conllu]

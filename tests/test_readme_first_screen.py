@@ -208,7 +208,8 @@ def checked_numbers() -> Set[str]:
     numbers |= {str(low), str(high)}
     # and what it scored, with its budget
     scores = f"{100 * english['test']['UAS']:.2f} UAS, {100 * english['test']['LAS']:.2f} LAS"
-    assert f"(at most {english['budget']['epochs']} epochs), then scores it on EWT test ({scores}" in " ".join(text.split())
+    flat_text = " ".join(text.split())
+    assert f"(at most {english['budget']['epochs']} epochs), then scores it on EWT test ({scores}" in flat_text
     numbers |= {f"{100 * english['test']['UAS']:.2f}", f"{100 * english['test']['LAS']:.2f}", "20"}
     # the service's default address
     from seqgraph_allennlp import serve

@@ -13,8 +13,9 @@ class WordPieceMismatchedIndexer(PretrainedTransformerMismatchedIndexer):
     into word pieces with the Hugging Face fast tokenizer's own (Rust) `encode` instead of AllenNLP's
     `intra_word_tokenize`, which calls the Python `encode_plus` and builds a `Token` per piece: on EWT test
     (25,094 words) 0.14 s instead of 0.53 s (results/benchmarks/word_pieces.json), about 2 % of parsing it
-    with the English model (docs/BENCHMARKS.md). Words are still split one by one, as AllenNLP does: a word's pieces must not depend
-    on its neighbours, and the Rust tokenizer's `encode_batch` was slower on single words. A tokenizer without
+    with the English model (docs/BENCHMARKS.md). Words are still split one by one, as AllenNLP does: a word's
+    pieces must not depend on its neighbours, and the Rust tokenizer's `encode_batch` was slower on single
+    words. A tokenizer without
     a Rust backend (a slow, Python one) is indexed by AllenNLP's code.
 
     Registered as a `TokenIndexer` with name "word_piece_mismatched".
