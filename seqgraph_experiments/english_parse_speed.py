@@ -21,7 +21,7 @@ from typing import Dict
 from seqgraph_experiments import ROOT
 from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.bench_speed import Setting, cli_parse_speeds
-from seqgraph_experiments.provenance import sha256, stamp
+from seqgraph_experiments.provenance import repository_path, sha256, stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
 EMBEDDER = "model.text_field_embedder.token_embedders.mpnet"
@@ -88,7 +88,7 @@ def main() -> None:
         **({"compared_models": [{"rows": f"compare{index}_*", "path": archive, "sha256": sha256(Path(archive)),
                                  "weights": weights} for index, (archive, weights) in enumerate(args.compare, 1)]}
            if args.compare else {}),
-        "data": {"path": args.parse, "sentences": sentences},
+        "data": {"path": repository_path(args.parse), "sentences": sentences},
         "rows": rows,
         **({"ratio_bfloat16_buckets_to_float32": rows["bfloat16_buckets"]["sentences_per_second_without_startup"]
             / rows["float32"]["sentences_per_second_without_startup"]}

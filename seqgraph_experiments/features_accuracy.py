@@ -22,7 +22,7 @@ from seqgraph_allennlp.common.scoring import count_enhanced_files, count_files, 
 from seqgraph_experiments import ROOT, commands
 from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.english_parse_speed import SETTINGS
-from seqgraph_experiments.provenance import sha256, stamp
+from seqgraph_experiments.provenance import repository_path, sha256, stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
 METRICS = ("UAS", "LAS")
@@ -71,7 +71,7 @@ def main() -> None:
         "what": "one mpnet model parses a CoNLL-U file with its frozen features in float32 and in bfloat16 on "
                 "word-piece buckets (allennlp predict, no features directory); CoNLL 2018 scores, every word",
         "model": {"path": args.model, "sha256": sha256(Path(args.model)), "weights": args.weights},
-        "data": {"path": args.conllu, "sha256": sha256(Path(args.conllu))},
+        "data": {"path": repository_path(args.conllu), "sha256": sha256(Path(args.conllu))},
         "batch_size": args.batch_size,
         "rows": rows,
         "difference_bfloat16_buckets_minus_float32": {metric: other[metric] - reference[metric]

@@ -23,6 +23,12 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def repository_path(path: str) -> str:
+    """`path` relative to the repository where it lies in it (as a clone names it), else as given."""
+    resolved = Path(path).resolve()
+    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else str(path)
+
+
 def git_commit() -> str:
     """
     HEAD, with `+uncommitted` when the parser's code or the configs differ from it. A copy of the tree without

@@ -22,7 +22,7 @@ from seqgraph_experiments import ROOT
 from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.benchmarks.settings import interleaved_seconds, per_second
 from seqgraph_experiments.feature_speed import shipped_mpnet
-from seqgraph_experiments.provenance import sha256, stamp
+from seqgraph_experiments.provenance import repository_path, sha256, stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
 INDEXERS = {"pretrained_transformer_mismatched": PretrainedTransformerMismatchedIndexer,
@@ -60,7 +60,7 @@ def main() -> None:
     write_json(Path(args.output), {
         "what": "seconds to split a CoNLL-U file's words into word pieces (tokens_to_indices of every sentence) "
                 "with AllenNLP's mismatched indexer and with word_piece_mismatched, in turns; outputs compared",
-        "data": {"path": args.conllu, "sha256": sha256(Path(args.conllu)), "sentences": len(sentences),
+        "data": {"path": repository_path(args.conllu), "sha256": sha256(Path(args.conllu)), "sentences": len(sentences),
                  "words": sum(map(len, sentences))},
         "indexer": options,
         "repeats": args.repeats,
