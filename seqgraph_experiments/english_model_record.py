@@ -1,7 +1,7 @@
 """
 Records what a `make english-model` run gave (issue 43: its time and test scores), from its model directory:
-the config it used, each epoch's dev UAS / LAS and seconds (validation included; from the trainer's
-`metrics_epoch_N.json`), the epoch
+the config it used, each epoch's dev UAS / LAS (the trainer's `metrics_epoch_N.json`) and seconds (validation
+included; the trainer's log, `trainer_log.epoch_seconds`), the epoch
 kept, the test scores of `allennlp evaluate` (`test_metrics.json`), and the run's wall time as
 `scripts/english_model.sh` printed it. Writes results/english_model.json (or `--output`).
 
@@ -18,12 +18,7 @@ from pathlib import Path
 from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.provenance import stamp
 from seqgraph_experiments.results import RESULTS, write_json
-
-
-def seconds(duration: str) -> float:
-    """The trainer's `H:MM:SS.ffffff` as seconds."""
-    hours, minutes, rest = duration.split(":")
-    return 3600 * int(hours) + 60 * int(minutes) + float(rest)
+from seqgraph_experiments.trainer_log import epoch_seconds
 
 
 def main() -> None:
@@ -37,15 +32,14 @@ def main() -> None:
     directory = Path(args.model_dir)
     refuse_missing_files(parser, [str(directory / name) for name in ("config.json", "test_metrics.json")])
     epochs = sorted(directory.glob("metrics_epoch_*.json"), key=lambda path: int(re.findall(r"\d+", path.name)[-1]))
+    durations = epoch_seconds(directory)
+    if len(durations) != len(epochs):
+        raise SystemExit(f"{directory}: {len(epochs)} epochs' metrics but {len(durations)} epoch durations in its log")
     curve = []
-    elapsed = 0.0
-    for path in epochs:
+    for path, duration in zip(epochs, durations):
         metrics = json.loads(path.read_text())
-        # the trainer's training_duration is the time since the training began, at the epoch's end
-        now = seconds(metrics["training_duration"])
         curve.append({"epoch": metrics["epoch"] + 1, "dev_UAS": metrics["validation_UAS"],
-                      "dev_LAS": metrics["validation_LAS"], "seconds": now - elapsed})
-        elapsed = now
+                      "dev_LAS": metrics["validation_LAS"], "seconds": duration})
     last = json.loads(epochs[-1].read_text())
     used = json.loads((directory / "config.json").read_text())
     test = json.loads((directory / "test_metrics.json").read_text())
@@ -56,7 +50,7 @@ def main() -> None:
         "used": used,
         "budget": {"epochs": used["trainer"]["num_epochs"], "patience": used["trainer"]["patience"]},
         "epochs_done": len(curve),
-        "training_seconds": elapsed,
+        "training_seconds": sum(durations),
         "best_epoch": last["best_epoch"] + 1,
         "best_dev": {"UAS": last["best_validation_UAS"], "LAS": last["best_validation_LAS"]},
         "curve": curve,

@@ -15,9 +15,9 @@ from pathlib import Path
 import torch
 
 from seqgraph_allennlp.common.conllu import read_sentences
-from seqgraph_experiments import RESULTS, ROOT
+from seqgraph_experiments import RESULTS
 from seqgraph_experiments.bench_speed import Setting, cli_parse_speeds
-from seqgraph_experiments.provenance import sha256, stamp
+from seqgraph_experiments.provenance import repository_path, sha256, stamp
 from seqgraph_experiments.results import write_json
 
 OUT = RESULTS / "benchmarks" / "enhanced_parse_speed.json"
@@ -60,7 +60,7 @@ def main() -> None:
                 "then extra edges until STOP), CoNLL-U in and out; medians over alternating runs; start-up = the "
                 "same command on one sentence"
                 + ("" if len(rows) == 1 else "; the settings in turns, each round every setting's two commands"),
-        "data": {"path": str(parse_path.relative_to(ROOT)) if parse_path.is_relative_to(ROOT) else args.parse,
+        "data": {"path": repository_path(args.parse),
                  "sha256": sha256(parse_path), "sentences": sentences},
         "torch_threads": torch.get_num_threads(),
         **measured,

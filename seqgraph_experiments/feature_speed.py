@@ -38,7 +38,7 @@ from typing import Dict, List, Tuple
 
 from seqgraph_experiments import ROOT
 from seqgraph_experiments.arguments import refuse_missing_files
-from seqgraph_experiments.provenance import sha256, stamp
+from seqgraph_experiments.provenance import repository_path, sha256, stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
 OUT = BENCHMARKS / "feature_speed.json"
@@ -287,7 +287,7 @@ def main() -> None:
                 "word_piece_buckets, each batching in a fresh process: seconds to build the embedder, the "
                 "first pass (cold) and the median of the warm passes, the embedder alone; absolute differences "
                 "from float32 in the same batching and between the two batchings, over every word and feature",
-        "data": {"path": str(conllu.relative_to(ROOT)) if conllu.is_relative_to(ROOT) else args.conllu,
+        "data": {"path": repository_path(args.conllu),
                  "sha256": sha256(conllu), "sentences": len(words), "words": sum(map(len, words)),
                  "limit": args.limit},
         "model": {"path": str(model_directory),
