@@ -45,8 +45,8 @@ english: install
 
 # The most accurate English parser (ENGLISH_CONFIG, default coach_valid_mpnet, which fetches all-mpnet-base-v2
 # as `make english` does), trained end to end on UD English-EWT until dev UAS stops improving, then scored on
-# EWT test: about two hours on 2 CPU cores (the nearest rows in docs/RESULTS.md, section ewt_converged, say
-# how many epochs and how long each took; docs/TRAINING.md says how they differ from what this trains); resumable.
+# EWT test: about an hour on 2 CPU cores (docs/TRAINING.md, "The English model in one command", gives its
+# recorded run and how it differs from the rows of docs/RESULTS.md, section ewt_converged); resumable.
 # The model: models/english/model.tar.gz (see scripts/english_model.sh).
 english-model: install
 	bash scripts/english_model.sh

@@ -4,8 +4,9 @@
 # fetched first, as `make english` does), trained end to end on UD English-EWT (data/) on this machine:
 # training_config/$ENGLISH_CONFIG.jsonnet as shipped (its UPOS tagger and bfloat16 BiLSTM included, which no
 # committed row has together; docs/TRAINING.md's English section says how each row differs) until dev UAS has
-# not improved for 5 epochs, at most 20 (ENGLISH_EPOCHS; the rows of docs/RESULTS.md, section ewt_converged,
-# had at most 40: over layers 2-5 of mpnet an hour's 20 epochs come near their convergence, docs/TRAINING.md),
+# not improved for 5 epochs, at most 16 (ENGLISH_EPOCHS; the rows of docs/RESULTS.md, section ewt_converged,
+# had at most 40: over layers 2-5 of mpnet 16 epochs, about an hour on 2 slow cores, come near their convergence,
+# docs/TRAINING.md),
 # keeping the epoch with the best dev UAS, then `allennlp evaluate` on EWT test (CoNLL 2018 scores, every
 # word). ENGLISH_CONFIG=coach_valid trains the recommended parser without pretrained features. Stopped, it
 # resumes where it was (`allennlp train --recover`; the mpnet features, kept in memory, are computed again in
@@ -24,7 +25,7 @@ CONFIG_FILE=training_config/$CONFIG.jsonnet
 MODEL_DIR=${ENGLISH_MODEL_DIR:-models/english}
 TEST=${ENGLISH_TEST:-data/UD_English-EWT/en_ewt-ud-test.conllu}
 # an hour on 2 cores (the shipped configs say 50 epochs and patience 10; the ewt_converged rows had 40 and 5)
-OVERRIDES="{\"trainer.num_epochs\": ${ENGLISH_EPOCHS:-20}, \"trainer.patience\": ${ENGLISH_PATIENCE:-5}}"
+OVERRIDES="{\"trainer.num_epochs\": ${ENGLISH_EPOCHS:-16}, \"trainer.patience\": ${ENGLISH_PATIENCE:-5}}"
 # two torch threads: the machine's two cores, for a training that has the machine to itself
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 

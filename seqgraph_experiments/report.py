@@ -343,6 +343,8 @@ def english_speed_table(speed: Dict) -> List[str]:
     ]
     for name, row in speed["rows"].items():
         index, _, setting = name.partition("_") if name.startswith("compare") else ("compare0", "", name)
+        # rows SETTING_batch_SIZE when several batch sizes: the size has its own column
+        setting = re.sub(r"_batch_\d+$", "", setting)
         archive = Path(archives[int(index[len("compare"):])]["path"]).parent.name
         lines.append(
             f"| `{archive}` | {setting} | {row['batch_size']} | {row['startup_seconds']:.1f} | "
