@@ -1159,6 +1159,14 @@ def average_pieces_phases() -> str:
             "far the machine moved between the two runs")
 
 
+def english_run_scores(run: Dict) -> str:
+    """What a `make english-model` run (scripts/english_model_record.py's JSON) trained and scored, and its time."""
+    return (f"it ran {run['epochs_done']} epochs, kept epoch {run['best_epoch']} (dev UAS "
+            f"{100 * run['best_dev']['UAS']:.2f}) and scored test UAS / LAS {100 * run['test']['UAS']:.2f} / "
+            f"{100 * run['test']['LAS']:.2f}, UPOS {100 * run['test']['UPOS']:.2f}, in {run['wall_minutes']:.0f} "
+            "minutes")
+
+
 def english_model_first_run() -> str:
     run = load("english_model_20_epochs.json")
     assert run["budget"] == {"epochs": 20, "patience": 5} and run["epochs_done"] == len(run["curve"])
@@ -1166,11 +1174,8 @@ def english_model_first_run() -> str:
     quiet = seconds[-6:]
     estimate = (seconds[0] + (len(seconds) - 1) * statistics.mean(quiet)) / 60
     return (f"`make english-model` with at most 20 epochs on 2026-11-29 (`results/english_model_20_epochs.json`): "
-            f"it ran {run['epochs_done']} epochs, kept epoch {run['best_epoch']} (dev UAS "
-            f"{100 * run['best_dev']['UAS']:.2f}) and scored test UAS / LAS {100 * run['test']['UAS']:.2f} / "
-            f"{100 * run['test']['LAS']:.2f}, UPOS {100 * run['test']['UPOS']:.2f}, in {run['wall_minutes']:.0f} "
-            f"minutes. Not a quiet run: other benchmarks and tests shared the machine during most of its first "
-            f"{len(seconds) - 6} epochs; its last six had it nearly to themselves and took "
+            f"{english_run_scores(run)}. Not a quiet run: other benchmarks and tests shared the machine during most "
+            f"of its first {len(seconds) - 6} epochs; its last six had it nearly to themselves and took "
             f"{statistics.mean(quiet) / 60:.1f} minutes each on average, so a quiet run would have taken about "
             f"{estimate:.0f} minutes on the machine as it ran that day")
 
@@ -1181,12 +1186,9 @@ def english_model_run() -> str:
     assert run["note"].startswith("quiet")
     seconds = [epoch["seconds"] for epoch in run["curve"]]
     return (f"`make english-model` as shipped, on {run['date'][:10]} with the machine to itself "
-            f"(`results/english_model.json`): it ran {run['epochs_done']} epochs, kept epoch {run['best_epoch']} "
-            f"(dev UAS {100 * run['best_dev']['UAS']:.2f}) and scored test UAS / LAS {100 * run['test']['UAS']:.2f}"
-            f" / {100 * run['test']['LAS']:.2f}, UPOS {100 * run['test']['UPOS']:.2f}, in "
-            f"{run['wall_minutes']:.0f} minutes from the command to its test scores (the first epoch, which "
-            f"computes the features, {seconds[0] / 60:.1f} minutes; the others {statistics.mean(seconds[1:]) / 60:.1f}"
-            " on average)")
+            f"(`results/english_model.json`): {english_run_scores(run)} from the command to its test scores (the "
+            f"first epoch, which computes the features, {seconds[0] / 60:.1f} minutes; the others "
+            f"{statistics.mean(seconds[1:]) / 60:.1f} on average)")
 
 
 def machine_before_the_run() -> str:
