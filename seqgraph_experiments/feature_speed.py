@@ -23,8 +23,8 @@ says what ran. `*_buckets_padded_16` (not run by default) pads each bucket to at
 embedder did until 2026-11-29 (`BUCKET_MIN_PIECES`); `bfloat16_buckets_padding_10` closes a bucket at a tenth
 of padding instead of a quarter (`BUCKET_MAX_PADDING`). `--predict-batch-size` sets the predictor's batches
 (`allennlp predict --batch-size`, 64 by default). Every setting and batching is a process of 1 + `--repeats`
-passes over the file (6 x 2 processes by default, float32 always among them: the reference); run it on a quiet machine, with the
-OMP_NUM_THREADS that parsing gets.
+passes over the file (6 x 2 processes by default, float32 always among them: the reference); run it on a
+quiet machine, with the OMP_NUM_THREADS that parsing gets.
 """
 import argparse
 import json

@@ -1191,10 +1191,15 @@ def english_model_run() -> str:
             f"{statistics.mean(seconds[1:]) / 60:.1f} on average)")
 
 
+def biaffine_epoch_then() -> Tuple[Dict, float]:
+    """The reference for the machine's speed: `biaffine_mst`'s EWT epoch on 2026-11-26 (its JSON and seconds)."""
+    then = load("benchmarks/epoch_time_fused_loss_round2.json")
+    return then, next(row for row in then["rows"] if row["name"] == "biaffine_mst")["epoch_seconds"]
+
+
 def machine_before_the_run() -> str:
     result = load("benchmarks/epoch_time_machine_2026-11-29_evening.json")
-    then = load("benchmarks/epoch_time_fused_loss_round2.json")
-    before = next(row for row in then["rows"] if row["name"] == "biaffine_mst")["epoch_seconds"]
+    then, before = biaffine_epoch_then()
     now = result["rows"][0]
     assert now["name"] == "biaffine_mst" and result["date"][:10] == load("english_model.json")["date"][:10]
     return (f"just before it, allennlp-models' `biaffine_mst` took {now['epoch_seconds']:.1f} s for an EWT epoch "
@@ -1204,10 +1209,9 @@ def machine_before_the_run() -> str:
 
 
 def machine_that_day() -> str:
-    then = load("benchmarks/epoch_time_fused_loss_round2.json")
+    then, before = biaffine_epoch_then()
     now = load("benchmarks/epoch_time_machine_2026-11-29.json")
     assert now["git_commit"] == then["git_commit"].split("+")[0]
-    before = next(row for row in then["rows"] if row["name"] == "biaffine_mst")["epoch_seconds"]
     after = now["rows"][0]["epoch_seconds"]
     return (f"allennlp-models' `biaffine_mst` took {after:.1f} s for an EWT epoch at the commit measured on "
             f"{then['date'][:10]} ({now['git_commit'][:7]}), against {before:.1f} s then "
