@@ -1613,6 +1613,38 @@ def baseline_over_seeds() -> str:
             f"the sequential parser leads by {lead:+.2f} mean test ELAS, {every_seed}")
 
 
+def layers_2_5_seed0() -> str:
+    """Both mpnet rows over layers 2-5 (the configs as they ship since 2026-11-29), seed 0 each, beside seed 0 of
+    the rows over the last four layers."""
+    ours = load("enhanced/coach_valid_mpnet_enhanced.json")
+    baseline = load("enhanced/graph_parser_mpnet_enhanced.json")
+    assert ours["seed"] == baseline["seed"] == 0 and ours["rules"] == baseline["rules"]
+    assert "early stopping" in ours["stopped"] and "early stopping" in baseline["stopped"]
+    [extension] = baseline["budget_extensions"]
+    first = previous_json(extension["git_commit"], "enhanced/graph_parser_mpnet_enhanced.json")
+    assert first["finished_budget"] and (extension["from_epochs"], extension["to_epochs"]) == (40, 60)
+    old_ours = load("enhanced/coach_valid_mpnet_enhanced_last_four.json")
+    old_baseline = load("enhanced/graph_parser_mpnet_enhanced_last_four.json")
+    test = {metric: 100 * baseline["test"][metric] for metric in ("ELAS", "EULAS", "UAS", "LAS")}
+    ours_test = {metric: 100 * ours["test"][metric] for metric in ("ELAS", "EULAS", "UAS", "LAS")}
+    lead = ours_test["ELAS"] - test["ELAS"]
+    old_lead = 100 * (old_ours["test"]["ELAS"] - old_baseline["test"]["ELAS"])
+    return (f"Over layers 2-5 of mpnet, as the mpnet configs mix them since 2026-11-29 (rows "
+            f"`coach_valid_mpnet_enhanced` and `graph_parser_mpnet_enhanced`), seed 0 each: the baseline ran its "
+            f"whole budget of {extension['from_epochs']} epochs with its best dev ELAS at epoch "
+            f"{first['best_epoch']} ({100 * first['test']['ELAS']:.2f} test ELAS then), so its budget was extended "
+            f"to {extension['to_epochs']} (`EXTEND=1 EPOCHS={extension['to_epochs']}`), and it stopped by patience "
+            f"after {baseline['epochs_done']}, its best at epoch {baseline['best_epoch']}: {test['ELAS']:.2f} test "
+            f"ELAS (EULAS {test['EULAS']:.2f}, UAS {test['UAS']:.2f}, LAS {test['LAS']:.2f}) against the sequential "
+            f"parser's {ours_test['ELAS']:.2f} ({ours_test['EULAS']:.2f}, {ours_test['UAS']:.2f}, "
+            f"{ours_test['LAS']:.2f}; stopped by patience after {ours['epochs_done']}): {lead:+.2f} ELAS for the "
+            f"sequential parser on this seed, less than the 0.5 that the issue asks of a 3-seed mean, and than its {old_lead:+.2f} over the last "
+            f"four layers; the change of layers gave the baseline "
+            f"{test['ELAS'] - 100 * old_baseline['test']['ELAS']:+.2f} test ELAS, the sequential parser "
+            f"{ours_test['ELAS'] - 100 * old_ours['test']['ELAS']:+.2f}. Seeds 1 and 2 of both rows are still to "
+            "train")
+
+
 def baseline_without_features() -> str:
     run = load("enhanced/graph_parser_enhanced.json")
     assert run["seed"] == 0 and run["finished_budget"] and run["best_epoch"] == run["epochs_done"]
@@ -1746,6 +1778,7 @@ QUOTES.append((ENHANCED, rules_on_gold_train_dev))
 QUOTES.append((ENHANCED, baseline_seed0))
 QUOTES.append((ENHANCED, ours_over_seeds))
 QUOTES.append((ENHANCED, baseline_over_seeds))
+QUOTES.append((ENHANCED, layers_2_5_seed0))
 QUOTES.append((ENHANCED, baseline_without_features))
 QUOTES.append((ENHANCED, ours_without_features))
 QUOTES.append((ENHANCED, bf16_labels))
