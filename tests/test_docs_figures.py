@@ -1613,6 +1613,11 @@ def baseline_over_seeds() -> str:
             f"the sequential parser leads by {lead:+.2f} mean test ELAS, {every_seed}")
 
 
+def scores_percent(run: Dict) -> Dict[str, float]:
+    """An enhanced row's test ELAS, EULAS, UAS and LAS in %."""
+    return {metric: 100 * run["test"][metric] for metric in ("ELAS", "EULAS", "UAS", "LAS")}
+
+
 def layers_2_5_seed0() -> str:
     """Both mpnet rows over layers 2-5 (the configs as they ship since 2026-11-29), seed 0 each, beside seed 0 of
     the rows over the last four layers."""
@@ -1625,8 +1630,8 @@ def layers_2_5_seed0() -> str:
     assert first["finished_budget"] and (extension["from_epochs"], extension["to_epochs"]) == (40, 60)
     old_ours = load("enhanced/coach_valid_mpnet_enhanced_last_four.json")
     old_baseline = load("enhanced/graph_parser_mpnet_enhanced_last_four.json")
-    test = {metric: 100 * baseline["test"][metric] for metric in ("ELAS", "EULAS", "UAS", "LAS")}
-    ours_test = {metric: 100 * ours["test"][metric] for metric in ("ELAS", "EULAS", "UAS", "LAS")}
+    test = scores_percent(baseline)
+    ours_test = scores_percent(ours)
     lead = ours_test["ELAS"] - test["ELAS"]
     old_lead = 100 * (old_ours["test"]["ELAS"] - old_baseline["test"]["ELAS"])
     return (f"Over layers 2-5 of mpnet, as the mpnet configs mix them since 2026-11-29 (rows "
@@ -1648,7 +1653,7 @@ def layers_2_5_seed0() -> str:
 def baseline_without_features() -> str:
     run = load("enhanced/graph_parser_enhanced.json")
     assert run["seed"] == 0 and run["finished_budget"] and run["best_epoch"] == run["epochs_done"]
-    test = {metric: 100 * run["test"][metric] for metric in ("ELAS", "EULAS", "UAS", "LAS")}
+    test = scores_percent(run)
     return (f"Without pretrained features (the same encoder trained from scratch), the baseline's seed 0 ran its whole "
             f"budget of {run['epochs_done']} epochs, its best dev ELAS at the last ({100 * run['dev']['ELAS']:.2f}: "
             f"still rising, so not converged), and scores {test['ELAS']:.2f} test ELAS (EULAS {test['EULAS']:.2f}, "
@@ -1667,7 +1672,7 @@ def ours_without_features() -> str:
     assert best == 100 * run["best_validation"]["ELAS"] and curve.index(best) + 1 == run["best_epoch"]
     assert curve[:24] == [100 * row["dev_ELAS"] for row in first["curve"]]
     baseline_best = 100 * baseline["best_validation"]["ELAS"]
-    test = {metric: 100 * run["test"][metric] for metric in ("ELAS", "EULAS", "UAS", "LAS")}
+    test = scores_percent(run)
     baseline_test = 100 * baseline["test"]["ELAS"]
     ended = (f"ran all {run['epochs_done']}" if run["finished_budget"]
              else f"stopped by patience after {run['epochs_done']}")
