@@ -1643,8 +1643,8 @@ def layers_2_5_seed0() -> str:
             f"ELAS (EULAS {test['EULAS']:.2f}, UAS {test['UAS']:.2f}, LAS {test['LAS']:.2f}) against the sequential "
             f"parser's {ours_test['ELAS']:.2f} ({ours_test['EULAS']:.2f}, {ours_test['UAS']:.2f}, "
             f"{ours_test['LAS']:.2f}; stopped by patience after {ours['epochs_done']}): {lead:+.2f} ELAS for the "
-            f"sequential parser on this seed, less than the 0.5 that the issue asks of a 3-seed mean, and than its {old_lead:+.2f} over the last "
-            f"four layers; the change of layers gave the baseline "
+            f"sequential parser on this seed, less than the 0.5 that the issue asks of a 3-seed mean, and than its "
+            f"{old_lead:+.2f} over the last four layers; the change of layers gave the baseline "
             f"{test['ELAS'] - 100 * old_baseline['test']['ELAS']:+.2f} test ELAS, the sequential parser "
             f"{ours_test['ELAS'] - 100 * old_ours['test']['ELAS']:+.2f}. Seeds 1 and 2 of both rows are still to "
             "train")
