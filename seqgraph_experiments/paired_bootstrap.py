@@ -3,6 +3,9 @@ Is one parser's lead over another on a test file more than luck of the test sent
 over sentences (Koehn 2004; Berg-Kirkpatrick et al. 2012): the two parsers' predictions of the same file
 are scored per sentence (CoNLL 2018 UAS and LAS, every word), the test sentences are resampled with
 replacement, and the difference in UAS (words right over words, pooled) is recomputed on each sample.
+When the gold file and both predictions have enhanced graphs (DEPS), ELAS and EULAS are resampled too, over
+the same samples: per sentence its gold edges, predicted edges and right edges (empty nodes collapsed, as
+`seqgraph_allennlp.common.scoring` counts them), F1 of the pooled counts on each sample.
 Writes results/significance/<name>.json; `scripts/run_experiments.py --regenerate` puts its table in
 docs/RESULTS.md ("Paired bootstrap").
 
@@ -20,12 +23,13 @@ says nothing of the training seed's share of the spread, which only more trainin
 import argparse
 import gzip
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import numpy
 
 from seqgraph_allennlp.common.conllu import parse_lines, read_sentences
-from seqgraph_allennlp.common.scoring import count_sentences
+from seqgraph_allennlp.common.enhanced import enhanced_graph
+from seqgraph_allennlp.common.scoring import count_enhanced, count_sentences
 from seqgraph_experiments import RESULTS
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import write_json
@@ -56,6 +60,37 @@ def sentence_counts(gold_path: str, predicted_path: str) -> numpy.ndarray:
     return numpy.array(rows, dtype=numpy.int64)
 
 
+def enhanced_sentence_counts(gold_path: str, predicted_path: str) -> Optional[numpy.ndarray]:
+    """
+    `(sentences, 4)`: each sentence's gold enhanced edges, predicted edges, predicted edges right with their
+    full label (ELAS) and with its universal part (EULAS), or None when either file has no DEPS at all.
+    """
+    golds, predictions = list(read_sentences(gold_path)), read_predictions(predicted_path)
+    if not any(enhanced_graph(sentence) is not None for sentence in golds) or not any(
+            enhanced_graph(sentence) is not None for sentence in predictions):
+        return None
+    rows = []
+    for gold, predicted in zip(golds, predictions):
+        counts = count_enhanced([gold], [predicted], str(gold_path), str(predicted_path))
+        rows.append((counts.gold_edges, counts.predicted_edges, counts.labeled_correct, counts.universal_correct))
+    return numpy.array(rows, dtype=numpy.int64)
+
+
+def resample(num_sentences: int, samples: int, seed: int) -> numpy.ndarray:
+    """`(samples, sentences)`: how often each sentence is drawn in each sample; the same for the same seed."""
+    generator = numpy.random.default_rng(seed)
+    return generator.multinomial(num_sentences, numpy.full(num_sentences, 1.0 / num_sentences), size=samples)
+
+
+def summary(observed: float, differences: numpy.ndarray) -> Dict:
+    low, high = numpy.percentile(differences, [2.5, 97.5])
+    return {
+        "difference": float(observed),
+        "interval_95": [float(low), float(high)],
+        "share_not_leading": float((differences <= 0).mean()),
+    }
+
+
 def paired_bootstrap(first: numpy.ndarray, second: numpy.ndarray, samples: int, seed: int) -> Dict:
     """
     The difference `first - second` of pooled UAS and LAS (fractions) on the file and over `samples`
@@ -64,21 +99,35 @@ def paired_bootstrap(first: numpy.ndarray, second: numpy.ndarray, samples: int, 
     """
     if first.shape != second.shape or not (first[:, 0] == second[:, 0]).all():
         raise ValueError("the two predictions do not have the same sentences and words")
-    generator = numpy.random.default_rng(seed)
-    num_sentences = first.shape[0]
-    # (samples, sentences): how often each sentence is drawn in each sample
-    draws = generator.multinomial(num_sentences, numpy.full(num_sentences, 1.0 / num_sentences), size=samples)
+    draws = resample(first.shape[0], samples, seed)
     words = draws @ first[:, 0]
     result = {}
     for metric, column in (("UAS", 1), ("LAS", 2)):
         observed = (first[:, column].sum() - second[:, column].sum()) / first[:, 0].sum()
-        differences = (draws @ first[:, column] - draws @ second[:, column]) / words
-        low, high = numpy.percentile(differences, [2.5, 97.5])
-        result[metric] = {
-            "difference": float(observed),
-            "interval_95": [float(low), float(high)],
-            "share_not_leading": float((differences <= 0).mean()),
-        }
+        result[metric] = summary(observed, (draws @ first[:, column] - draws @ second[:, column]) / words)
+    return result
+
+
+def f1(table: numpy.ndarray, column: int) -> float:
+    """The pooled F1 (fraction) of an `enhanced_sentence_counts` table's right edges in `column`."""
+    return float(2 * table[:, column].sum() / max(table[:, 0].sum() + table[:, 1].sum(), 1))
+
+
+def enhanced_paired_bootstrap(first: numpy.ndarray, second: numpy.ndarray, samples: int, seed: int) -> Dict:
+    """
+    As `paired_bootstrap`, for ELAS and EULAS from `enhanced_sentence_counts` tables; with the same seed, over
+    the same samples of sentences as `paired_bootstrap`.
+    """
+    if first.shape != second.shape or not (first[:, 0] == second[:, 0]).all():
+        raise ValueError("the two predictions do not have the same sentences and gold edges")
+    draws = resample(first.shape[0], samples, seed)
+    gold = draws @ first[:, 0]
+    result = {}
+    for metric, column in (("ELAS", 2), ("EULAS", 3)):
+        # an empty sample (no edge in any drawn sentence) scores 0 for both, as `f1` does
+        first_f1 = 2 * (draws @ first[:, column]) / numpy.maximum(gold + draws @ first[:, 1], 1)
+        second_f1 = 2 * (draws @ second[:, column]) / numpy.maximum(gold + draws @ second[:, 1], 1)
+        result[metric] = summary(f1(first, column) - f1(second, column), first_f1 - second_f1)
     return result
 
 
@@ -93,6 +142,8 @@ def main(argv: Sequence[str] = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     tables: List[numpy.ndarray] = [sentence_counts(args.gold, path) for path in (args.first, args.second)]
+    graphs = [enhanced_sentence_counts(args.gold, path) for path in (args.first, args.second)]
+    enhanced = all(graph is not None for graph in graphs)
     # both align with the gold file: its sentences and words are those of either table
     words_per_sentence = tables[0][:, 0]
     result = {
@@ -101,20 +152,23 @@ def main(argv: Sequence[str] = None) -> None:
                  "words": int(words_per_sentence.sum())},
         "parsers": [
             {"name": name, "path": path, "sha256": sha256(Path(path)),
-             "UAS": float(table[:, 1].sum() / table[:, 0].sum()), "LAS": float(table[:, 2].sum() / table[:, 0].sum())}
-            for name, path, table in zip(args.names, (args.first, args.second), tables)
+             "UAS": float(table[:, 1].sum() / table[:, 0].sum()), "LAS": float(table[:, 2].sum() / table[:, 0].sum()),
+             **({"ELAS": f1(graph, 2), "EULAS": f1(graph, 3)} if enhanced else {})}
+            for name, path, table, graph in zip(args.names, (args.first, args.second), tables, graphs)
         ],
         "samples": args.samples,
         "seed": args.seed,
         **paired_bootstrap(tables[0], tables[1], args.samples, args.seed),
+        **(enhanced_paired_bootstrap(graphs[0], graphs[1], args.samples, args.seed) if enhanced else {}),
         **stamp("scripts/paired_bootstrap.py"),
     }
     OUT.mkdir(parents=True, exist_ok=True)
     write_json(OUT / f"{args.name}.json", result)
-    uas = result["UAS"]
-    print(f"{args.names[0]} - {args.names[1]}: UAS {100 * uas['difference']:+.2f} "
-          f"(95 % {100 * uas['interval_95'][0]:+.2f} to {100 * uas['interval_95'][1]:+.2f}), "
-          f"not leading in {100 * uas['share_not_leading']:.2f} % of {args.samples} samples")
+    for metric in ("UAS", "ELAS") if enhanced else ("UAS",):
+        difference = result[metric]
+        print(f"{args.names[0]} - {args.names[1]}: {metric} {100 * difference['difference']:+.2f} "
+              f"(95 % {100 * difference['interval_95'][0]:+.2f} to {100 * difference['interval_95'][1]:+.2f}), "
+              f"not leading in {100 * difference['share_not_leading']:.2f} % of {args.samples} samples")
 
 
 if __name__ == "__main__":

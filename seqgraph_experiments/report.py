@@ -487,6 +487,13 @@ def raw_text_table(result: Dict) -> List[str]:
     return lines
 
 
+# how a paired bootstrap with enhanced graphs scores them
+ENHANCED_SAMPLES = (
+    "; ELAS and EULAS from each sentence's gold, predicted and right enhanced edges, empty nodes collapsed, as "
+    "F1 of a sample's pooled counts"
+)
+
+
 @as_cloned
 def significance_table(result: Dict) -> List[str]:
     """The section of a results/significance/*.json written by scripts/paired_bootstrap.py."""
@@ -496,7 +503,8 @@ def significance_table(result: Dict) -> List[str]:
         "",
         f"From `results/significance/{result['name']}.json`: the two models' predictions of `{result['gold']['path']}` "
         f"({result['gold']['sentences']} sentences, {result['gold']['words']} words), scored per sentence (CoNLL "
-        f"2018, every word); its sentences resampled with replacement {result['samples']} times (seed "
+        f"2018, every word{ENHANCED_SAMPLES if 'ELAS' in result else ''}); its sentences resampled with "
+        f"replacement {result['samples']} times (seed "
         f"{result['seed']}). This measures what the choice of test sentences alone does to the difference of "
         "these two trained models, not the spread from training seeds. Commit "
         f"{result['git_commit'][:10]}, {result['date'][:10]}.",
@@ -505,7 +513,8 @@ def significance_table(result: Dict) -> List[str]:
         f"{first['name']} does not lead |",
         "|---|---|---|---|---|---|",
     ]
-    for metric in ("UAS", "LAS"):
+    # ELAS and EULAS where both predictions had enhanced graphs (F1 of the pooled edges of each sample)
+    for metric in [metric for metric in ("UAS", "LAS", "ELAS", "EULAS") if metric in result]:
         low, high = result[metric]["interval_95"]
         lines.append(
             f"| {metric} | {percent(first[metric])} | {percent(second[metric])} | "
