@@ -82,10 +82,22 @@ def resample(num_sentences: int, samples: int, seed: int) -> numpy.ndarray:
     return generator.multinomial(num_sentences, numpy.full(num_sentences, 1.0 / num_sentences), size=samples)
 
 
-def summary(observed: float, differences: numpy.ndarray) -> Dict:
+def ratio_difference(draws: numpy.ndarray, first: numpy.ndarray, second: numpy.ndarray) -> Dict:
+    """
+    `first` and `second`: `(sentences, 2)`, each sentence's numerator and denominator of a pooled ratio (0 where
+    the denominator is). The difference `first - second` of the ratios on the file and over the samples
+    `draws`: the observed difference, the 2.5 and 97.5 percentiles, and the share of samples where the first
+    parser does not lead (a one-sided p-value of its lead).
+    """
+    def pooled(counts: numpy.ndarray, weights: numpy.ndarray) -> numpy.ndarray:
+        sums = weights @ counts
+        return sums[..., 0] / numpy.maximum(sums[..., 1], 1)
+
+    whole = numpy.ones(first.shape[0], dtype=numpy.int64)
+    differences = pooled(first, draws) - pooled(second, draws)
     low, high = numpy.percentile(differences, [2.5, 97.5])
     return {
-        "difference": float(observed),
+        "difference": float(pooled(first, whole) - pooled(second, whole)),
         "interval_95": [float(low), float(high)],
         "share_not_leading": float((differences <= 0).mean()),
     }
@@ -93,42 +105,38 @@ def summary(observed: float, differences: numpy.ndarray) -> Dict:
 
 def paired_bootstrap(first: numpy.ndarray, second: numpy.ndarray, samples: int, seed: int) -> Dict:
     """
-    The difference `first - second` of pooled UAS and LAS (fractions) on the file and over `samples`
-    resamplings of its sentences: the observed difference, the 2.5 and 97.5 percentiles, and the share of
-    samples where the first parser does not lead (a one-sided p-value of its lead).
+    `ratio_difference` of pooled UAS and LAS (fractions) of two `sentence_counts` tables over `samples`
+    resamplings of the sentences.
     """
     if first.shape != second.shape or not (first[:, 0] == second[:, 0]).all():
         raise ValueError("the two predictions do not have the same sentences and words")
     draws = resample(first.shape[0], samples, seed)
-    words = draws @ first[:, 0]
-    result = {}
-    for metric, column in (("UAS", 1), ("LAS", 2)):
-        observed = (first[:, column].sum() - second[:, column].sum()) / first[:, 0].sum()
-        result[metric] = summary(observed, (draws @ first[:, column] - draws @ second[:, column]) / words)
-    return result
+    return {metric: ratio_difference(draws, first[:, [column, 0]], second[:, [column, 0]])
+            for metric, column in (("UAS", 1), ("LAS", 2))}
+
+
+def f1_counts(table: numpy.ndarray, column: int) -> numpy.ndarray:
+    """`(sentences, 2)`: twice the right edges in `column` of an `enhanced_sentence_counts` table, and the gold
+    and predicted edges: the numerator and denominator of F1."""
+    return numpy.stack([2 * table[:, column], table[:, 0] + table[:, 1]], axis=1)
 
 
 def f1(table: numpy.ndarray, column: int) -> float:
     """The pooled F1 (fraction) of an `enhanced_sentence_counts` table's right edges in `column`."""
-    return float(2 * table[:, column].sum() / max(table[:, 0].sum() + table[:, 1].sum(), 1))
+    numerator, denominator = f1_counts(table, column).sum(axis=0)
+    return float(numerator / max(denominator, 1))
 
 
 def enhanced_paired_bootstrap(first: numpy.ndarray, second: numpy.ndarray, samples: int, seed: int) -> Dict:
     """
-    As `paired_bootstrap`, for ELAS and EULAS from `enhanced_sentence_counts` tables; with the same seed, over
-    the same samples of sentences as `paired_bootstrap`.
+    As `paired_bootstrap`, for ELAS and EULAS (F1) of two `enhanced_sentence_counts` tables; with the same
+    seed, over the same samples of sentences as `paired_bootstrap`.
     """
     if first.shape != second.shape or not (first[:, 0] == second[:, 0]).all():
         raise ValueError("the two predictions do not have the same sentences and gold edges")
     draws = resample(first.shape[0], samples, seed)
-    gold = draws @ first[:, 0]
-    result = {}
-    for metric, column in (("ELAS", 2), ("EULAS", 3)):
-        # an empty sample (no edge in any drawn sentence) scores 0 for both, as `f1` does
-        first_f1 = 2 * (draws @ first[:, column]) / numpy.maximum(gold + draws @ first[:, 1], 1)
-        second_f1 = 2 * (draws @ second[:, column]) / numpy.maximum(gold + draws @ second[:, 1], 1)
-        result[metric] = summary(f1(first, column) - f1(second, column), first_f1 - second_f1)
-    return result
+    return {metric: ratio_difference(draws, f1_counts(first, column), f1_counts(second, column))
+            for metric, column in (("ELAS", 2), ("EULAS", 3))}
 
 
 def main(argv: Sequence[str] = None) -> None:
