@@ -1598,19 +1598,22 @@ def baseline_seed0() -> str:
             "same rules over the output")
 
 
-def ours_over_seeds() -> str:
-    runs = [load(f"enhanced/coach_valid_mpnet_enhanced_last_four{suffix}.json") for suffix in ("", ".seed1", ".seed2")]
+def three_seeds(row: str) -> List[Dict]:
+    """Seeds 0, 1 and 2 of an enhanced row (`results/enhanced/<row>.json`, `<row>.seed1.json`, `<row>.seed2.json`)."""
+    runs = [load(f"enhanced/{row}{suffix}.json") for suffix in ("", ".seed1", ".seed2")]
     assert [run["seed"] for run in runs] == [0, 1, 2]
-    elas = [100 * run["test"]["ELAS"] for run in runs]
+    return runs
+
+
+def ours_over_seeds() -> str:
+    elas = [100 * run["test"]["ELAS"] for run in three_seeds("coach_valid_mpnet_enhanced_last_four")]
     return (f"The sequential parser's seeds 0, 1 and 2 score {', '.join(f'{x:.2f}' for x in elas)} test ELAS, "
             f"{statistics.mean(elas):.2f} ± {statistics.stdev(elas):.2f} (mean ± sample sd)")
 
+
 def baseline_over_seeds() -> str:
-    ours = [load(f"enhanced/coach_valid_mpnet_enhanced_last_four{suffix}.json") for suffix in ("", ".seed1", ".seed2")]
-    baseline = [load(f"enhanced/graph_parser_mpnet_enhanced_last_four{suffix}.json")
-                for suffix in ("", ".seed1", ".seed2")]
-    assert [run["seed"] for run in baseline] == [0, 1, 2]
-    ours_elas = [100 * run["test"]["ELAS"] for run in ours]
+    ours_elas = [100 * run["test"]["ELAS"] for run in three_seeds("coach_valid_mpnet_enhanced_last_four")]
+    baseline = three_seeds("graph_parser_mpnet_enhanced_last_four")
     elas = [100 * run["test"]["ELAS"] for run in baseline]
     lead = statistics.mean(ours_elas) - statistics.mean(elas)
     every_seed = "each of its seeds above each of the baseline's" if min(ours_elas) > max(elas) else \
