@@ -23,12 +23,11 @@ says nothing of the training seed's share of the spread, which only more trainin
 import argparse
 import gzip
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy
 
 from seqgraph_allennlp.common.conllu import parse_lines, read_sentences
-from seqgraph_allennlp.common.enhanced import enhanced_graph
 from seqgraph_allennlp.common.scoring import count_enhanced, count_sentences
 from seqgraph_experiments import RESULTS
 from seqgraph_experiments.provenance import sha256, stamp
@@ -45,35 +44,37 @@ def read_predictions(path: str) -> List:
         return list(parse_lines(conllu_file, path))
 
 
-def sentence_counts(gold_path: str, predicted_path: str) -> numpy.ndarray:
+def sentence_tables(gold_path: str, predicted_path: str) -> Tuple[numpy.ndarray, Optional[numpy.ndarray]]:
     """
-    `(sentences, 3)`: the words, the words with the right head and the words with the right head and
-    universal relation of each sentence, aligned as `seqgraph_allennlp.common.scoring` aligns them.
+    Both files read once and aligned as `seqgraph_allennlp.common.scoring` aligns them, and per sentence:
+
+    * `(sentences, 3)`: the words, the words with the right head and the words with the right head and
+      universal relation;
+    * `(sentences, 4)`: the gold enhanced edges, the predicted ones, the predicted ones right with their full
+      label (ELAS) and with its universal part (EULAS); None when either file has no DEPS at all.
     """
     golds, predictions = list(read_sentences(gold_path)), read_predictions(predicted_path)
     # the scorer over the whole files refuses files that do not align, sentence counts included
     count_sentences(golds, predictions, str(gold_path), str(predicted_path))
-    rows = []
+    tree_rows, graph_rows, graphs = [], [], numpy.zeros(2, dtype=numpy.int64)
     for gold, predicted in zip(golds, predictions):
-        counts = count_sentences([gold], [predicted], str(gold_path), str(predicted_path))
-        rows.append((counts.words, counts.unlabeled_correct, counts.labeled_correct))
-    return numpy.array(rows, dtype=numpy.int64)
+        tree = count_sentences([gold], [predicted], str(gold_path), str(predicted_path))
+        tree_rows.append((tree.words, tree.unlabeled_correct, tree.labeled_correct))
+        graph = count_enhanced([gold], [predicted], str(gold_path), str(predicted_path))
+        graph_rows.append((graph.gold_edges, graph.predicted_edges, graph.labeled_correct, graph.universal_correct))
+        graphs += (graph.gold_graphs, graph.predicted_graphs)
+    enhanced = numpy.array(graph_rows, dtype=numpy.int64) if graphs.all() else None
+    return numpy.array(tree_rows, dtype=numpy.int64), enhanced
+
+
+def sentence_counts(gold_path: str, predicted_path: str) -> numpy.ndarray:
+    """The first table of `sentence_tables`: words, and words with the right head (and relation)."""
+    return sentence_tables(gold_path, predicted_path)[0]
 
 
 def enhanced_sentence_counts(gold_path: str, predicted_path: str) -> Optional[numpy.ndarray]:
-    """
-    `(sentences, 4)`: each sentence's gold enhanced edges, predicted edges, predicted edges right with their
-    full label (ELAS) and with its universal part (EULAS), or None when either file has no DEPS at all.
-    """
-    golds, predictions = list(read_sentences(gold_path)), read_predictions(predicted_path)
-    if not any(enhanced_graph(sentence) is not None for sentence in golds) or not any(
-            enhanced_graph(sentence) is not None for sentence in predictions):
-        return None
-    rows = []
-    for gold, predicted in zip(golds, predictions):
-        counts = count_enhanced([gold], [predicted], str(gold_path), str(predicted_path))
-        rows.append((counts.gold_edges, counts.predicted_edges, counts.labeled_correct, counts.universal_correct))
-    return numpy.array(rows, dtype=numpy.int64)
+    """The second table of `sentence_tables`: enhanced edges, gold, predicted and right; None without DEPS."""
+    return sentence_tables(gold_path, predicted_path)[1]
 
 
 def resample(num_sentences: int, samples: int, seed: int) -> numpy.ndarray:
@@ -149,8 +150,7 @@ def main(argv: Sequence[str] = None) -> None:
     parser.add_argument("--samples", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    tables: List[numpy.ndarray] = [sentence_counts(args.gold, path) for path in (args.first, args.second)]
-    graphs = [enhanced_sentence_counts(args.gold, path) for path in (args.first, args.second)]
+    tables, graphs = zip(*(sentence_tables(args.gold, path) for path in (args.first, args.second)))
     enhanced = all(graph is not None for graph in graphs)
     # both align with the gold file: its sentences and words are those of either table
     words_per_sentence = tables[0][:, 0]
