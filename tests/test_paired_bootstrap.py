@@ -165,3 +165,10 @@ def test_the_command_adds_elas_and_eulas_for_enhanced_graphs(tmp_path, monkeypat
     elas = 100 * paired_bootstrap.f1(edited, 2)
     assert f"| ELAS | 100.00 | {elas:.2f} | {100 - elas:+.2f} |" in report
     assert "| EULAS | 100.00 |" in report
+
+
+def test_enhanced_counts_of_another_file_are_refused(tmp_path):
+    shorter = tmp_path / "shorter.conllu"
+    shorter.write_text(ENHANCED_GOLD.read_text(encoding="utf-8").split("\n\n")[0] + "\n\n", encoding="utf-8")
+    with pytest.raises(AlignmentError):
+        paired_bootstrap.enhanced_sentence_counts(str(ENHANCED_GOLD), str(shorter))
