@@ -618,11 +618,37 @@ def parse_speed(result: Dict) -> str:
     return f"{speed} †" if read_cache else speed
 
 
-def epochs_text(result: Dict) -> str:
-    """An enhanced row's epochs cell: done / budget, whether unfinished, and a budget extended over sessions."""
-    text = f"{result['epochs_done']} / {result['budget']['epochs']}"
+def convergence(result: Dict) -> Optional[str]:
+    """
+    Whether an enhanced run trained to convergence, from how its training ended (`stopped`): None where it
+    did (early stopping: `patience` epochs without a better dev score; or its whole budget with the best dev
+    epoch before the last `patience`), else why not: cut before its budget without early stopping, or its
+    budget spent while the dev score still rose (the best epoch among the last `patience`, or no patience).
+    """
+    done, best = result["epochs_done"], result["best_epoch"]
+    patience = result["budget"].get("patience")
+    stopped = result.get("stopped") or ""
+    if stopped.startswith("early stopping"):
+        return None
     if not result["finished_budget"]:
-        text += " (unfinished)"
+        return f"cut: {stopped or f'{done} epochs'}, best dev epoch {best}"
+    if patience is None:
+        return f"its budget of {done} epochs spent, no early stopping, best dev epoch {best}"
+    if done - best < patience:
+        return f"its budget of {done} epochs spent, best dev epoch {best}: among the last {patience}"
+    return None
+
+
+def epochs_text(result: Dict) -> str:
+    """
+    An enhanced row's epochs cell: done / budget, how the training ended (early stopping, or not converged:
+    `convergence`) and a budget extended over sessions.
+    """
+    text = f"{result['epochs_done']} / {result['budget']['epochs']}"
+    if (result.get("stopped") or "").startswith("early stopping"):
+        text += " (early stop)"
+    elif convergence(result):
+        text += " (not converged)"
     extended = [str(extension["from_epochs"]) for extension in result.get("budget_extensions", [])]
     if extended:
         text += f" (budget extended from {', then '.join(extended)})"
@@ -647,7 +673,8 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
         "graph (DEPS). UAS and LAS by the CoNLL 2018 evaluation (`udtools.udeval`); ELAS and EULAS by udeval "
         "with the empty nodes collapsed in both files, as the IWPT shared tasks scored them; in %. Epochs: "
         "done / the config's budget (a budget cut to fit a session and extended later, `EXTEND=1` of "
-        "scripts/enhanced_rows.sh, says from what). Parse sent/s: test sentences over the wall clock of `allennlp predict` in a "
+        "scripts/enhanced_rows.sh, says from what); early stop: ended by its `trainer.patience` epochs without "
+        "a better dev ELAS, converged; not converged: see the list below the table. Parse sent/s: test sentences over the wall clock of `allennlp predict` in a "
         "new process, start-up and model loading included (on the machine in the JSON); † marks a run whose "
         "model kept the `cache_directory` of its frozen features (the mpnet rows, `experiments/features`) and was "
         "timed before the evaluation turned it off: its test parse may have read the features that training or "
@@ -662,10 +689,10 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
         "test EULAS | test UAS | test LAS | test ELAS of its own tree copied into DEPS | parse sent/s | date | commit |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    unfinished = []
+    not_converged = []
     for result in runs:
-        if not result["finished_budget"]:
-            unfinished.append(f"{result['row']} (seed {result['seed']}): {result['budget_says']}")
+        if convergence(result):
+            not_converged.append(f"{result['row']} (seed {result['seed']}): {convergence(result)}")
         test = result["test"]
         lines.append(
             f"| {result['row']} | {result['seed']} | {epochs_text(result)} | {result['best_epoch']} | "
@@ -690,8 +717,11 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
             )
     lines.append("")
     lines += enhanced_seed_lines(runs)
-    if unfinished:
-        lines += ["Runs that did not finish their epoch budget: " + "; ".join(unfinished) + ".", ""]
+    if not_converged:
+        lines += ["Runs that may not have converged (the others ended by early stopping, `patience` epochs "
+                  "without a better dev ELAS, or spent their budget with the best epoch before the last "
+                  "`patience`): "
+                  + "; ".join(not_converged) + ".", ""]
     # rows renamed for one reason, that reason once
     renamed: Dict[str, Dict[str, str]] = {}
     for result in runs:

@@ -149,7 +149,9 @@ def test_enhanced_table_renders_the_run_and_the_reference_lines(evaluated, tmp_p
     lines = enhanced_table(results)
     assert lines[0] == "## Enhanced UD (EWT)"
     test = result["test"]
-    row = (f"| {ROW} | 0 | 3 / 3 | {result['best_epoch']} | {100 * result['dev']['ELAS']:.2f} | "
+    # three epochs, the best the last: said not converged, in the cell and the list below the table
+    assert result["best_epoch"] == 3
+    row = (f"| {ROW} | 0 | 3 / 3 (not converged) | {result['best_epoch']} | {100 * result['dev']['ELAS']:.2f} | "
            f"{100 * test['ELAS']:.2f} | yes (without: {100 * result['test_without_rules']['ELAS']:.2f}) | "
            f"{100 * test['EULAS']:.2f} | {100 * test['UAS']:.2f} | {100 * test['LAS']:.2f} | "
            f"{100 * result['test_own_tree_copy']['ELAS']:.2f} | {result['parse']['sentences_per_second']:.1f} | {result['date'][:10]} | {result['git_commit'][:7]}")
@@ -165,6 +167,7 @@ def test_enhanced_table_renders_the_run_and_the_reference_lines(evaluated, tmp_p
     assert sum(line.startswith("| ") for line in lines) == 6  # header, run, four reference lines
     assert IWPT_NOTE in lines and "89.42" in IWPT_NOTE
     text = "\n".join(lines)
+    assert f"{ROW} (seed 0): its budget of 3 epochs spent, no early stopping, best dev epoch 3." in text
     # the fixture test file is not the reference lines' gold: said
     assert f"not comparable with them: {ROW} (seed 0, `fixtures/conllu/en_heldout.conllu`)" in text
     for command in result["reproduce"]:
@@ -327,12 +330,24 @@ def test_a_speed_timed_with_the_features_cache_on_is_marked():
     assert parse_speed({"used_config": {"model": {}}, "parse": {"sentences_per_second": 146.6}}) == "146.6"
 
 
-def test_the_epochs_cell_says_an_unfinished_run_and_an_extended_budget():
-    from seqgraph_experiments.report import epochs_text
+def test_the_epochs_cell_says_how_a_run_ended_and_an_extended_budget():
+    from seqgraph_experiments.report import convergence, epochs_text
 
-    row = {"epochs_done": 24, "budget": {"epochs": 24}, "finished_budget": True}
-    assert epochs_text(row) == "24 / 24"
-    assert epochs_text({**row, "epochs_done": 20, "finished_budget": False}) == "20 / 24 (unfinished)"
-    extended = {**row, "epochs_done": 29, "budget": {"epochs": 40}, "finished_budget": False,
+    spent = {"epochs_done": 24, "budget": {"epochs": 24, "patience": 5}, "best_epoch": 19, "finished_budget": True,
+             "stopped": "epoch budget (24)"}
+    # the last 5 epochs without a better dev score: as converged as early stopping would have said
+    assert epochs_text(spent) == "24 / 24" and convergence(spent) is None
+    rising = {**spent, "best_epoch": 20}
+    assert epochs_text(rising) == "24 / 24 (not converged)"
+    assert convergence(rising) == "its budget of 24 epochs spent, best dev epoch 20: among the last 5"
+    no_patience = {**spent, "budget": {"epochs": 24, "patience": None}}
+    assert convergence(no_patience) == "its budget of 24 epochs spent, no early stopping, best dev epoch 19"
+    early = {**spent, "epochs_done": 20, "best_epoch": 15, "finished_budget": False,
+             "stopped": "early stopping: no better dev ELAS for 5 epochs"}
+    assert epochs_text(early) == "20 / 24 (early stop)" and convergence(early) is None
+    cut = {**early, "best_epoch": 18, "stopped": "stopped after 20 of 24 epochs"}
+    assert epochs_text(cut) == "20 / 24 (not converged)"
+    assert convergence(cut) == "cut: stopped after 20 of 24 epochs, best dev epoch 18"
+    extended = {**early, "epochs_done": 29, "budget": {"epochs": 40, "patience": 5}, "best_epoch": 24,
                 "budget_extensions": [{"from_epochs": 24, "to_epochs": 40}]}
-    assert epochs_text(extended) == "29 / 40 (unfinished) (budget extended from 24)"
+    assert epochs_text(extended) == "29 / 40 (early stop) (budget extended from 24)"
