@@ -570,10 +570,16 @@ NOT_TRAINING_SUFFIXES = (".cache_directory", "_inference")
 
 
 def enhanced_training_settings(result: Dict) -> Dict:
-    """A run's overrides of its config (`config_differences`) less those that do not change its training."""
+    """
+    A run's overrides of its config (`config_differences`) less those that do not change its training: also
+    its epoch budget where no learning-rate schedule reads it (a budget then only says where training may
+    stop, which the table's epochs cell and its list of runs that may not have converged report).
+    """
     changed = result.get("config_differences", {}).get("changed", {})
+    scheduled = "learning_rate_scheduler" in result.get("used_config", {}).get("trainer", {})
     return {key: value for key, value in changed.items()
-            if key not in NOT_TRAINING and not key.endswith(NOT_TRAINING_SUFFIXES)}
+            if key not in NOT_TRAINING and not key.endswith(NOT_TRAINING_SUFFIXES)
+            and (scheduled or key != "trainer.num_epochs")}
 
 
 def enhanced_seed_lines(runs: List[Dict]) -> List[str]:

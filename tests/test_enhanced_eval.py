@@ -291,8 +291,17 @@ def test_enhanced_seed_lines_average_the_seeds_of_one_setting_and_compare_rows()
             "higher one).") in lines
     runs[3]["test"]["ELAS"] = 0.895
     assert "- ours − base: test ELAS +0.75, within the spread (the rows' seeds overlap)." in enhanced_seed_lines(runs)
-    # a run that trained differently: named, not averaged
-    runs[1]["config_differences"]["changed"]["trainer.num_epochs"] = 10
+    # another epoch budget without a learning-rate schedule that reads it only moves where training may stop
+    runs[1]["config_differences"]["changed"]["trainer.num_epochs"] = 60
+    averaged = "| ours | 2 | 0, 1 | 89.50 ± 0.71 | 90.50 ± 0.71 | 93.00 ± 0.00 | 91.00 ± 0.00 |"
+    assert averaged in enhanced_seed_lines(runs)
+    # with one it trains differently, as does any other setting: named, not averaged
+    for run in runs[:2]:
+        run["used_config"] = {"trainer": {"learning_rate_scheduler": {"type": "linear_with_warmup"}}}
+    assert not any(line.startswith("| ours |") for line in enhanced_seed_lines(runs))
+    for run in runs[:2]:
+        del run["used_config"]
+    runs[1]["config_differences"]["changed"]["model.separate_graph_scores"] = False
     lines = enhanced_seed_lines(runs)
     assert not any(line.startswith("| ours |") for line in lines)
     assert ("- ours: not averaged, its runs (seeds 0, 1) trained with different settings (`config_differences` in "
