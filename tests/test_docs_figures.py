@@ -1590,7 +1590,8 @@ def seed0_lead(suffix: str) -> Tuple[Dict, Dict, float]:
 
 def baseline_seed0() -> str:
     ours, baseline, lead = seed0_lead("_last_four")
-    return (f"On EWT over the mpnet features, seed 0 each (at most 40 epochs, patience 5; it stopped after "
+    return (f"Over the last four layers of mpnet (rows `..._last_four`, the mpnet configs before 2026-11-29), on "
+            f"EWT, seed 0 each (at most 40 epochs, patience 5; it stopped after "
             f"{baseline['epochs_done']}), it scores {100 * baseline['test']['ELAS']:.2f} test ELAS (EULAS "
             f"{100 * baseline['test']['EULAS']:.2f}, UAS {100 * baseline['test']['UAS']:.2f}) against the sequential "
             f"parser's {100 * ours['test']['ELAS']:.2f} ({100 * ours['test']['EULAS']:.2f}, "
