@@ -179,17 +179,20 @@ def budget_status(used: Dict, metrics: Dict) -> Dict[str, Any]:
     metric = trainer.get("validation_metric", "+UAS")
     done = metrics.get("epoch", -1) + 1
     finished = epochs is not None and done >= epochs
+    reason = stop_reason(metrics, epochs, patience, metric) if epochs is not None else None
     if finished:
         says = f"finished its budget: {done} of {epochs} epochs"
     elif epochs is None:
         says = f"{done} epochs; the config names no num_epochs"
+    elif reason.startswith("early stopping"):
+        says = f"stopped early, converged: {done} of {epochs} epochs ({reason})"
     else:
-        says = f"did NOT finish its budget: {done} of {epochs} epochs ({stop_reason(metrics, epochs, patience, metric)})"
+        says = f"did NOT finish its budget: {done} of {epochs} epochs ({reason})"
     return {
         "budget": {"epochs": epochs, "patience": patience},
         "epochs_done": done,
         "finished_budget": finished,
-        "stopped": stop_reason(metrics, epochs, patience, metric) if epochs is not None else None,
+        "stopped": reason,
         "budget_says": says,
     }
 

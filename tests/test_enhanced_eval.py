@@ -191,13 +191,15 @@ def test_rows_renamed_for_one_reason_are_listed_with_it_once(evaluated, tmp_path
                      f"{why}."]
 
 
-def test_an_unfinished_budget_is_said_plainly():
+def test_an_unfinished_budget_and_an_early_stop_are_said_plainly():
     status = budget_status({"trainer": {"num_epochs": 12, "patience": None}}, {"epoch": 4, "best_epoch": 3})
     assert status["finished_budget"] is False and status["epochs_done"] == 5
     assert status["budget_says"] == "did NOT finish its budget: 5 of 12 epochs (stopped after 5 of 12 epochs)"
     status = budget_status({"trainer": {"num_epochs": 12, "patience": 3}}, {"epoch": 6, "best_epoch": 3})
     assert status["finished_budget"] is False
-    assert "early stopping: no better dev UAS for 3 epochs" in status["budget_says"]
+    # early stopping is convergence, not a run cut short
+    assert status["budget_says"] == ("stopped early, converged: 7 of 12 epochs (early stopping: no better dev UAS "
+                                     "for 3 epochs)")
     # a run selected on ELAS stopped for want of a better dev ELAS
     status = budget_status({"trainer": {"num_epochs": 40, "patience": 5, "validation_metric": "+ELAS"}},
                            {"epoch": 20, "best_epoch": 15})
