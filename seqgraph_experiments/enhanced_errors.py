@@ -7,12 +7,15 @@ them), and writes a JSON of:
   (a second head: the subject of a controlled verb or of a conjunct, a head shared by conjuncts, `ref`, ...);
   per kind the gold count, unlabelled and labelled recall, the ELAS recall points it loses, and how often the
   word's predicted basic head was right;
-* the predicted edges' precision, split into those on the predicted basic tree and the extra ones;
+* all the gold edges off the gold basic tree together (`gold_extra`: their count, unlabelled and labelled
+  recall), against the predicted edges' precision, split into those on the predicted basic tree and the extra
+  ones: how many second heads a parser finds, and at what precision it adds them;
 * the most frequent label confusions where the head is right.
 
     .venv/bin/python scripts/enhanced_errors.py GOLD.conllu PREDICTED.conllu --out results/enhanced/errors/NAME.json
 
-Choose on dev: this is for deciding what to work on, not a score.
+The prediction may be the gzipped copy a row keeps (`results/enhanced/<run>.test.conllu.gz`). Choose on dev:
+this is for deciding what to work on, or for describing rows already run, not a score.
 """
 import argparse
 import collections
@@ -22,6 +25,7 @@ from typing import Dict, Optional, Sequence
 from seqgraph_allennlp.common.conllu import read_sentences
 from seqgraph_allennlp.common.enhanced import enhanced_graph
 from seqgraph_experiments.arguments import refuse_missing_files
+from seqgraph_experiments.paired_bootstrap import read_predictions
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import write_json
 
@@ -35,7 +39,7 @@ def relation(label: str) -> str:
 
 def compare(gold_path: str, predicted_path: str) -> Dict:
     gold_sentences = list(read_sentences(gold_path))
-    predicted_sentences = list(read_sentences(predicted_path))
+    predicted_sentences = read_predictions(predicted_path)
     if len(gold_sentences) != len(predicted_sentences):
         raise SystemExit(f"error: {gold_path} has {len(gold_sentences)} sentences, {predicted_path} "
                          f"{len(predicted_sentences)}")
@@ -64,6 +68,8 @@ def compare(gold_path: str, predicted_path: str) -> Dict:
                 predicted_count[kind] += 1
                 predicted_right[kind] += (head, label) in gold_edges
     total = sum(gold_count.values())
+    extra = [kind for kind in gold_count if kind != "tree"]
+    extra_edges = sum(gold_count[kind] for kind in extra)
     return {
         "gold_edges": total,
         "labelled_recall": sum(labelled.values()) / total,
@@ -78,6 +84,11 @@ def compare(gold_path: str, predicted_path: str) -> Dict:
                 "basic_head_right": basic_right[kind] / count,
             }
             for kind, count in gold_count.most_common()
+        },
+        "gold_extra": {
+            "edges": extra_edges,
+            "unlabelled_recall": sum(unlabelled[kind] for kind in extra) / extra_edges if extra_edges else None,
+            "labelled_recall": sum(labelled[kind] for kind in extra) / extra_edges if extra_edges else None,
         },
         "predicted_by_kind": {
             kind: {"edges": count, "labelled_precision": predicted_right[kind] / count}

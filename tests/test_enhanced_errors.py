@@ -2,6 +2,7 @@
 scripts/enhanced_errors.py (`seqgraph_experiments.enhanced_errors`): the edge kinds and their recall, on the
 enhanced fixture against itself and against a copy with one extra edge taken out.
 """
+import gzip
 import json
 
 import pytest
@@ -19,6 +20,9 @@ def test_a_file_against_itself_recalls_every_edge():
     # "He was trying to buddy ... and impress him": impress has a second head, trying (3:xcomp)
     assert result["gold_by_kind"]["extra:xcomp"]["edges"] >= 1
     assert result["predicted_by_kind"]["extra"]["labelled_precision"] == 1.0
+    assert result["gold_extra"]["labelled_recall"] == 1.0
+    assert result["gold_extra"]["edges"] == sum(
+        kind["edges"] for name, kind in result["gold_by_kind"].items() if name.startswith("extra:"))
 
 
 def test_a_missing_extra_edge_is_counted_as_its_kind(tmp_path):
@@ -33,6 +37,13 @@ def test_a_missing_extra_edge_is_counted_as_its_kind(tmp_path):
     assert xcomp["labelled_recall"] == pytest.approx((xcomp["edges"] - 1) / xcomp["edges"])
     assert xcomp["recall_points_lost"] == pytest.approx(100.0 / missing["gold_edges"])
     assert missing["gold_by_kind"]["tree"]["labelled_recall"] == 1.0
+    extra = missing["gold_extra"]
+    one_lost = (extra["edges"] - 1) / extra["edges"]
+    assert extra["labelled_recall"] == extra["unlabelled_recall"] == pytest.approx(one_lost)
     out = tmp_path / "errors.json"
     main([str(ENHANCED), str(predicted), "--out", str(out)])
     assert json.loads(out.read_text())["gold_by_kind"]["extra:xcomp"] == xcomp
+    # the gzipped copy a row keeps reads as the file
+    zipped = tmp_path / "predicted.conllu.gz"
+    zipped.write_bytes(gzip.compress(predicted.read_bytes()))
+    assert compare(str(ENHANCED), str(zipped)) == missing
