@@ -25,9 +25,8 @@ from typing import Dict, Optional, Sequence
 from seqgraph_allennlp.common.conllu import read_sentences
 from seqgraph_allennlp.common.enhanced import enhanced_graph
 from seqgraph_experiments.arguments import refuse_missing_files
-from seqgraph_experiments.paired_bootstrap import read_predictions
 from seqgraph_experiments.provenance import sha256, stamp
-from seqgraph_experiments.results import write_json
+from seqgraph_experiments.results import read_predictions, write_json
 
 KEPT_CONFUSIONS = 20
 

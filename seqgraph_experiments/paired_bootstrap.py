@@ -21,27 +21,18 @@ It measures how much the test sentences alone could move the difference, for the
 says nothing of the training seed's share of the spread, which only more training runs measure.
 """
 import argparse
-import gzip
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy
 
-from seqgraph_allennlp.common.conllu import parse_lines, read_sentences
+from seqgraph_allennlp.common.conllu import read_sentences
 from seqgraph_allennlp.common.scoring import count_enhanced, count_sentences
 from seqgraph_experiments import RESULTS
 from seqgraph_experiments.provenance import sha256, stamp
-from seqgraph_experiments.results import write_json
+from seqgraph_experiments.results import read_predictions, write_json
 
 OUT = RESULTS / "significance"
-
-
-def read_predictions(path: str) -> List:
-    """The sentences of a CoNLL-U file, or of a gzipped one (`results/<section>/<run>.test.conllu.gz`)."""
-    if not path.endswith(".gz"):
-        return list(read_sentences(path))
-    with gzip.open(path, "rt", encoding="utf-8-sig") as conllu_file:
-        return list(parse_lines(conllu_file, path))
 
 
 def sentence_tables(gold_path: str, predicted_path: str) -> Tuple[numpy.ndarray, Optional[numpy.ndarray]]:

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Callable, Dict, List, Tuple
 
+from seqgraph_allennlp.common.conllu import parse_lines, read_sentences
 from seqgraph_experiments import DOCS, RESULTS
 
 BENCHMARKS = RESULTS / "benchmarks"
@@ -33,6 +34,14 @@ def decompressed(predicted: Path, directory: Path) -> Path:
     plain = directory / predicted.name.replace(".gz", "")
     plain.write_bytes(gzip.decompress(predicted.read_bytes()))
     return plain
+
+
+def read_predictions(path: str) -> List:
+    """The sentences of a CoNLL-U file, or of a gzipped one (`results/<section>/<run>.test.conllu.gz`)."""
+    if not path.endswith(".gz"):
+        return list(read_sentences(path))
+    with gzip.open(path, "rt", encoding="utf-8-sig") as conllu_file:
+        return list(parse_lines(conllu_file, path))
 
 
 def section_of(result: Dict) -> str:
