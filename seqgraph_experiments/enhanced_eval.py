@@ -37,7 +37,7 @@ from seqgraph_experiments import RESULTS, ROOT, RUNS, commands
 from seqgraph_experiments.provenance import git_commit, now, sha256, stamp
 from seqgraph_experiments.results import read_json, write_json
 from seqgraph_experiments.rows import DEFAULT_SEEDS, feature_cache_off, run_name, seed_overrides
-from seqgraph_experiments.runner import learning_curve, run, stop_reason, training_time
+from seqgraph_experiments.runner import learning_curve, run, stop_reason, stopped_early, training_time
 from seqgraph_experiments.trainer_log import epoch_seconds
 from seqgraph_experiments.tree_copy import tree_copy
 
@@ -184,7 +184,7 @@ def budget_status(used: Dict, metrics: Dict) -> Dict[str, Any]:
         says = f"finished its budget: {done} of {epochs} epochs"
     elif epochs is None:
         says = f"{done} epochs; the config names no num_epochs"
-    elif reason.startswith("early stopping"):
+    elif stopped_early(reason):
         says = f"stopped early, converged: {done} of {epochs} epochs ({reason})"
     else:
         says = f"did NOT finish its budget: {done} of {epochs} epochs ({reason})"

@@ -22,6 +22,7 @@ from typing import Callable, Dict, List, Optional
 from seqgraph_experiments import DOCS, RESULTS, ROOT
 from seqgraph_experiments.results import read_json, run_results, section_of
 from seqgraph_experiments.rows import TABLE3, feature_cache_off, row_spec
+from seqgraph_experiments.runner import stopped_early
 
 REPORT = DOCS / "RESULTS.md"
 
@@ -634,7 +635,7 @@ def convergence(result: Dict) -> Optional[str]:
     done, best = result["epochs_done"], result["best_epoch"]
     patience = result["budget"].get("patience")
     stopped = result.get("stopped") or ""
-    if stopped.startswith("early stopping"):
+    if stopped_early(stopped):
         return None
     if not result["finished_budget"]:
         return f"cut: {stopped or f'{done} epochs'}, best dev epoch {best}"
@@ -651,7 +652,7 @@ def epochs_text(result: Dict) -> str:
     `convergence`) and a budget extended over sessions.
     """
     text = f"{result['epochs_done']} / {result['budget']['epochs']}"
-    if (result.get("stopped") or "").startswith("early stopping"):
+    if stopped_early(result.get("stopped")):
         text += " (early stop)"
     elif convergence(result):
         text += " (not converged)"

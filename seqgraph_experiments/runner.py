@@ -190,13 +190,21 @@ def encoder_settings(model_config: Dict) -> Dict:
     return settings
 
 
+EARLY_STOPPING = "early stopping"
+
+
+def stopped_early(reason: Optional[str]) -> bool:
+    """Whether a `stop_reason` is early stopping (patience), the run's own sign of convergence."""
+    return (reason or "").startswith(EARLY_STOPPING)
+
+
 def stop_reason(metrics: Dict, epochs: int, patience: Optional[int], validation_metric: str = "+UAS") -> str:
     """Why a training ended: its epoch budget, or `patience` epochs without a better dev score (its metric)."""
     done = metrics.get("epoch", -1) + 1
     if done >= epochs:
         return f"epoch budget ({epochs})"
     if patience is not None and done - (metrics["best_epoch"] + 1) >= patience:
-        return f"early stopping: no better dev {validation_metric.lstrip('+-')} for {patience} epochs"
+        return f"{EARLY_STOPPING}: no better dev {validation_metric.lstrip('+-')} for {patience} epochs"
     return f"stopped after {done} of {epochs} epochs"
 
 
