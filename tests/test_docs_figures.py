@@ -1705,6 +1705,14 @@ def layers_2_5_seed0_errors() -> str:
             "graph phase finds more second heads than the one-step baseline and adds more wrong ones")
 
 
+NUMBER_WORDS = {1: "one", 2: "two", 3: "three"}
+
+
+def and_list(items: List[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def layers_2_5_seeds() -> str:
     """The seeds trained so far of both mpnet rows over layers 2-5 beyond seed 0, and those still to train."""
     rows = {"coach_valid_mpnet_enhanced": "the sequential parser", "graph_parser_mpnet_enhanced": "the baseline"}
@@ -1721,29 +1729,51 @@ def layers_2_5_seeds() -> str:
     elas_of = {}
     for row, name in rows.items():
         elas = elas_of[row] = [scores_percent(run)["ELAS"] for run in runs[row]]
-        seeds = " and ".join(str(run["seed"]) for run in runs[row])
+        seeds = and_list([str(run["seed"]) for run in runs[row]])
         mean = f" (mean {statistics.mean(elas):.2f})" if len(elas) > 1 else ""
         so_far.append(f"{name}'s seed{'s' if len(elas) > 1 else ''} {seeds} "
-                      f"{' and '.join(f'{x:.2f}' for x in elas)}{mean}")
+                      f"{and_list([f'{x:.2f}' for x in elas])}{mean}")
         left = [str(seed) for seed in (0, 1, 2) if seed not in [run["seed"] for run in runs[row]]]
         if left:
-            missing.append(f"{name}'s seed{'s' if len(left) > 1 else ''} {' and '.join(left)}")
+            missing.append(f"{name}'s seed{'s' if len(left) > 1 else ''} {and_list(left)}")
     baseline_seed1 = runs["graph_parser_mpnet_enhanced"][1]
     assert baseline_seed1["seed"] == 1 and stopped_early(baseline_seed1["stopped"])
-    baseline_test = scores_percent(baseline_seed1)
-    lead = (statistics.mean(elas_of["coach_valid_mpnet_enhanced"][:2])
-            - statistics.mean(elas_of["graph_parser_mpnet_enhanced"][:2]))
+    ours_elas, baseline_elas = elas_of["coach_valid_mpnet_enhanced"], elas_of["graph_parser_mpnet_enhanced"]
+    # the lead over the seeds both rows have, so that a seed trained for one row alone does not move it
+    common = min(len(ours_elas), len(baseline_elas))
+    lead = statistics.mean(ours_elas[:common]) - statistics.mean(baseline_elas[:common])
+    over = (f"the {NUMBER_WORDS[common]} seeds each" if len(ours_elas) == len(baseline_elas)
+            else f"seeds {and_list([str(seed) for seed in range(common)])} of each")
+    every_seed = ""
+    if common == 3:
+        every_seed = (", each of its seeds above each of the baseline's" if min(ours_elas) > max(baseline_elas)
+                      else ", but not each of its seeds above each of the baseline's")
+    seed2 = {row: [run for run in runs[row] if run["seed"] == 2] for row in rows}
     return (f"Seed 1 of the sequential parser over layers 2-5 ran its budget of {extension['from_epochs']} epochs "
             f"with its best dev ELAS at epoch {first['best_epoch']}, so its budget was extended to "
             f"{extension['to_epochs']} and it stopped by patience after {ours_seed1['epochs_done']}, the same best "
             f"epoch: {test['ELAS']:.2f} test ELAS (EULAS {test['EULAS']:.2f}, UAS {test['UAS']:.2f}, LAS "
-            f"{test['LAS']:.2f}). Test ELAS so far: {'; '.join(so_far)}"
+            f"{test['LAS']:.2f}). "
+            + "".join(seed_sentence("Its seed 2", run, "as seed 1 needed")
+                      for run in seed2["coach_valid_mpnet_enhanced"])
+            + seed_sentence("The baseline's seed 1", baseline_seed1, "as its seed 0 needed")
+            + "".join(seed_sentence("Its seed 2", run, "as seeds 0 and 1 needed")
+                      for run in seed2["graph_parser_mpnet_enhanced"])
+            + f"Test ELAS{' so far' if missing else ''}: {'; '.join(so_far)}"
             + (f"; still to train: {', '.join(missing)}" if missing else "")
-            + f". The baseline's seed 1 ({baseline_seed1['budget']['epochs']} epochs' budget, as its seed 0 "
-            f"needed) stopped by patience after {baseline_seed1['epochs_done']} epochs, best at "
-            f"{baseline_seed1['best_epoch']}: {baseline_test['ELAS']:.2f} test ELAS (EULAS "
-            f"{baseline_test['EULAS']:.2f}, UAS {baseline_test['UAS']:.2f}, LAS {baseline_test['LAS']:.2f}). Over "
-            f"the two seeds each the sequential parser leads by {lead:+.2f} mean test ELAS")
+            + f". Over {over} the sequential parser leads by {lead:+.2f} mean test ELAS{every_seed}")
+
+
+def seed_sentence(subject: str, run: Dict, budget_reason: str) -> str:
+    """One seed's budget, stop and test scores, as a sentence."""
+    test = scores_percent(run)
+    if stopped_early(run["stopped"]):
+        stop = f"stopped by patience after {run['epochs_done']} epochs"
+    else:
+        stop = "ran its whole budget, not converged"
+    return (f"{subject} ({run['budget']['epochs']} epochs' budget, {budget_reason}) {stop}, best at "
+            f"{run['best_epoch']}: {test['ELAS']:.2f} test ELAS (EULAS {test['EULAS']:.2f}, UAS {test['UAS']:.2f}, "
+            f"LAS {test['LAS']:.2f}). ")
 
 
 def layers_2_5_seed0_bootstrap() -> str:
