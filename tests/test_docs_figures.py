@@ -1757,7 +1757,7 @@ def layers_2_5_seeds() -> str:
             + "".join(seed_sentence("Its seed 2", run, "as seed 1 needed")
                       for run in seed2["coach_valid_mpnet_enhanced"])
             + seed_sentence("The baseline's seed 1", baseline_seed1, "as its seed 0 needed")
-            + "".join(seed_sentence("Its seed 2", run, "as seeds 0 and 1 needed")
+            + "".join(seed_sentence("Its seed 2", run, "as its seed 0 needed")
                       for run in seed2["graph_parser_mpnet_enhanced"])
             + f"Test ELAS{' so far' if missing else ''}: {'; '.join(so_far)}"
             + (f"; still to train: {', '.join(missing)}" if missing else "")
