@@ -125,6 +125,18 @@ def machine_text(machine: Dict) -> str:
     return text
 
 
+def enhanced_machine_text(result: Dict) -> str:
+    """
+    An enhanced run's machine column: `machine_text` and the precision its encoder ran in there, bfloat16 where
+    the config asked for it and the CPU has it natively, else float32 (`seqgraph_allennlp.modules.precision`).
+    """
+    encoder = result["used_config"]["model"].get("encoder", {})
+    precision = "float32"
+    if encoder.get("bfloat16_training"):
+        precision = "bf16" if result["machine"].get("native_bfloat16") is not False else "float32 (no native bf16)"
+    return f"{machine_text(result['machine'])}, encoder {precision}"
+
+
 # the commit from which conll18_biaffine_parser's own LAS compares universal relations
 BIAFFINE_UNIVERSAL_LAS = "c75e16e"
 
@@ -686,15 +698,16 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
         "model kept the `cache_directory` of its frozen features (the mpnet rows, `experiments/features`) and was "
         "timed before the evaluation turned it off: its test parse may have read the features that training or "
         "an earlier evaluation stored instead of computing them, so its figure is not the speed a user meets "
-        "(a figure near 26 was computed, as issue 43 measured an mpnet model: `results/speed.json`). Commit: the "
-        "evaluation's. Predictor's rules: whether the test prediction had the predictor's rules over the graph "
+        "(a figure near 26 was computed, as issue 43 measured an mpnet model: `results/speed.json`). Machine: the "
+        "evaluation's, and the precision the encoder ran in there (a training that spanned sessions may have run "
+        "partly elsewhere). Commit: the evaluation's. Predictor's rules: whether the test prediction had the predictor's rules over the graph "
         "(its defaults since 2026-11-26: the lexical part of the labels filled from the words, the tree edge of a "
         "word attached by `ref` taken out; `seqgraph_allennlp/common/enhanced_rules.py`), with the test ELAS "
         "of the model's own graph beside (`scripts/enhanced_rules.py` measures each rule).",
         "",
         "| row | seed | epochs (done / budget) | best epoch | dev ELAS | test ELAS | predictor's rules | "
-        "test EULAS | test UAS | test LAS | test ELAS of its own tree copied into DEPS | parse sent/s | date | commit |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "test EULAS | test UAS | test LAS | test ELAS of its own tree copied into DEPS | parse sent/s | machine | date | commit |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     not_converged = []
     for result in runs:
@@ -707,7 +720,7 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
             f"{percent(test['EULAS'])} | "
             f"{percent(test['UAS'])} | {percent(test['LAS'])} | "
             f"{percent(result.get('test_own_tree_copy', {}).get('ELAS'))} | {parse_speed(result)} | "
-            f"{result['date'][:10]} | {result['git_commit'][:7]}{'+' if 'uncommitted' in result['git_commit'] else ''} |"
+            f"{enhanced_machine_text(result)} | {result['date'][:10]} | {result['git_commit'][:7]}{'+' if 'uncommitted' in result['git_commit'] else ''} |"
         )
     tree_copy_path = results_dir / "enhanced" / "tree_copy.json"
     reference = read_json(tree_copy_path) if tree_copy_path.exists() else None
@@ -720,7 +733,7 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
                     label = f"ceiling: {name[:-len(suffix)]}'s test tree, {text}"
             lines.append(
                 f"| {label} |  |  |  |  | {percent(row['ELAS'])} |  | {percent(row['EULAS'])} | "
-                f"{percent(row.get('UAS'))} | {percent(row.get('LAS'))} |  |  | {reference['date'][:10]} | {commit} |"
+                f"{percent(row.get('UAS'))} | {percent(row.get('LAS'))} |  |  |  | {reference['date'][:10]} | {commit} |"
             )
     lines.append("")
     lines += enhanced_seed_lines(runs)

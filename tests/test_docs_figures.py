@@ -17,6 +17,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import pytest
 
+from seqgraph_experiments.report import enhanced_machine_text
 from seqgraph_experiments.runner import stopped_early
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -1771,9 +1772,13 @@ def seed_sentence(subject: str, run: Dict, budget_reason: str) -> str:
         stop = f"stopped by patience after {run['epochs_done']} epochs"
     else:
         stop = "ran its whole budget, not converged"
+    precision = ""
+    if "no native bf16" in enhanced_machine_text(run):
+        precision = (f"; it ran on a CPU without native bfloat16 ({run['machine']['cpu_capability']}), so its "
+                     "encoder trained and parsed in float32 (`modules/precision.py`)")
     return (f"{subject} ({run['budget']['epochs']} epochs' budget, {budget_reason}) {stop}, best at "
             f"{run['best_epoch']}: {test['ELAS']:.2f} test ELAS (EULAS {test['EULAS']:.2f}, UAS {test['UAS']:.2f}, "
-            f"LAS {test['LAS']:.2f}). ")
+            f"LAS {test['LAS']:.2f}){precision}. ")
 
 
 def layers_2_5_seed0_bootstrap() -> str:

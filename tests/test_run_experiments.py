@@ -8,7 +8,7 @@ import pytest
 from allennlp.common import Params
 
 from seqgraph_experiments import ROOT
-from seqgraph_experiments.report import encoder_text, machine_text, write_report
+from seqgraph_experiments.report import encoder_text, enhanced_machine_text, machine_text, write_report
 from seqgraph_experiments.runner import encoder_settings, record_encoder, record_tagger
 from seqgraph_experiments.rows import PRESETS, parse_row, row_spec
 from seqgraph_experiments.trainer_log import epoch_durations, epoch_seconds, training_pass_seconds
@@ -382,6 +382,17 @@ def test_the_table_gives_each_rows_encoder_and_the_cpu_it_ran_on():
     assert machine_text(avx512) == "2 CPU cores (AVX512), 2 thread(s)"
     assert machine_text(avx2) == "2 CPU cores (AVX2)"
     assert machine_text({**avx2, "gpu": "NVIDIA H100"}) == "NVIDIA H100"
+
+
+def test_the_enhanced_table_gives_the_cpu_and_the_precision_the_encoder_ran_in():
+    asked = {"used_config": {"model": {"encoder": {"type": "fused_bilstm", "bfloat16_training": True}}}}
+    avx512 = {"cpu_cores": 2, "threads": 2, "cpu_capability": "AVX512", "native_bfloat16": True}
+    avx2 = {"cpu_cores": 2, "threads": 2, "cpu_capability": "AVX2", "native_bfloat16": False}
+    assert enhanced_machine_text({**asked, "machine": avx512}) == "2 CPU cores (AVX512), 2 thread(s), encoder bf16"
+    assert enhanced_machine_text({**asked, "machine": avx2}) == (
+        "2 CPU cores (AVX2), 2 thread(s), encoder float32 (no native bf16)")
+    not_asked = {"used_config": {"model": {"encoder": {"type": "fused_bilstm"}}}}
+    assert enhanced_machine_text({**not_asked, "machine": avx512}) == "2 CPU cores (AVX512), 2 thread(s), encoder float32"
 
 
 def test_the_runner_records_the_encoder_a_run_trained():
