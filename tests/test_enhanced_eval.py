@@ -15,7 +15,7 @@ from seqgraph_allennlp.common.scoring import enhanced_scores, official_scores
 from seqgraph_experiments import ROOT
 from seqgraph_experiments.enhanced_eval import budget_status, check_seed, main
 from seqgraph_experiments.provenance import sha256
-from seqgraph_experiments.report import IWPT_NOTE, enhanced_table, parse_speed, write_report
+from seqgraph_experiments.report import IWPT_NOTE, enhanced_table, machine_text, parse_speed, write_report
 from seqgraph_experiments.results import read_json, run_results, write_json
 from seqgraph_experiments.rows import feature_cache_off
 from seqgraph_experiments.trainer_log import epoch_seconds
@@ -154,16 +154,18 @@ def test_enhanced_table_renders_the_run_and_the_reference_lines(evaluated, tmp_p
     row = (f"| {ROW} | 0 | 3 / 3 (not converged) | {result['best_epoch']} | {100 * result['dev']['ELAS']:.2f} | "
            f"{100 * test['ELAS']:.2f} | yes (without: {100 * result['test_without_rules']['ELAS']:.2f}) | "
            f"{100 * test['EULAS']:.2f} | {100 * test['UAS']:.2f} | {100 * test['LAS']:.2f} | "
-           f"{100 * result['test_own_tree_copy']['ELAS']:.2f} | {result['parse']['sentences_per_second']:.1f} | {result['date'][:10]} | {result['git_commit'][:7]}")
+           f"{100 * result['test_own_tree_copy']['ELAS']:.2f} | {result['parse']['sentences_per_second']:.1f} | "
+           # the fixture config asks no bfloat16: float32 on any CPU
+           f"{machine_text(result['machine'])}, encoder float32 | {result['date'][:10]} | {result['git_commit'][:7]}")
     assert [line for line in lines if line.startswith(f"| {ROW} |")] == [
         row + ("+ |" if "uncommitted" in result["git_commit"] else " |")]
-    assert "| tree copy: gold tree |  |  |  |  | 86.00 |  | 97.29 | 100.00 | 100.00 |  |  | 2026-11-26 | abcdef0 |" in lines
-    assert ("| ceiling: gold graph as the parser represents it |  |  |  |  | 100.00 |  | 100.00 |  |  |  |  | 2026-11-26 | "
+    assert "| tree copy: gold tree |  |  |  |  | 86.00 |  | 97.29 | 100.00 | 100.00 |  |  |  | 2026-11-26 | abcdef0 |" in lines
+    assert ("| ceiling: gold graph as the parser represents it |  |  |  |  | 100.00 |  | 100.00 |  |  |  |  |  | 2026-11-26 | "
             "abcdef0 |") in lines
-    assert ("| tree copy: some_parser.seed1 (predicted tree) |  |  |  |  | 73.37 |  | 81.90 | 87.40 | 84.11 |  |  | "
+    assert ("| tree copy: some_parser.seed1 (predicted tree) |  |  |  |  | 73.37 |  | 81.90 | 87.40 | 84.11 |  |  |  | "
             "2026-11-26 | abcdef0 |") in lines
     assert ("| ceiling: some_graph_parser's test tree, every other gold edge added (a perfect graph phase), its own "
-            "labels on its tree edges |  |  |  |  | 94.33 |  | 94.62 |  |  |  |  | 2026-11-26 | abcdef0 |") in lines
+            "labels on its tree edges |  |  |  |  | 94.33 |  | 94.62 |  |  |  |  |  | 2026-11-26 | abcdef0 |") in lines
     assert sum(line.startswith("| ") for line in lines) == 6  # header, run, four reference lines
     assert IWPT_NOTE in lines and "89.42" in IWPT_NOTE
     text = "\n".join(lines)
