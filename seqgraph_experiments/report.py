@@ -108,9 +108,14 @@ def encoder_text(result: Dict) -> str:
         return "not recorded"
     text = ENCODER_NAMES.get(encoder["type"], encoder["type"])
     if encoder.get("bfloat16_training"):
-        native = result["machine"].get("native_bfloat16")
-        text += ", bf16" if native is not False else ", bf16 asked (float32 here: no native bf16)"
+        fell_back = bfloat16_fell_back(encoder, result["machine"])
+        text += ", bf16 asked (float32 here: no native bf16)" if fell_back else ", bf16"
     return text
+
+
+def bfloat16_fell_back(encoder: Dict, machine: Dict) -> bool:
+    """Whether an encoder config asked for bfloat16 on a machine that recorded no native bfloat16: float32 there."""
+    return bool(encoder.get("bfloat16_training")) and machine.get("native_bfloat16") is False
 
 
 def machine_text(machine: Dict) -> str:
@@ -131,9 +136,9 @@ def enhanced_machine_text(result: Dict) -> str:
     the config asked for it and the CPU has it natively, else float32 (`seqgraph_allennlp.modules.precision`).
     """
     encoder = result["used_config"]["model"].get("encoder", {})
-    precision = "float32"
-    if encoder.get("bfloat16_training"):
-        precision = "bf16" if result["machine"].get("native_bfloat16") is not False else "float32 (no native bf16)"
+    precision = "bf16" if encoder.get("bfloat16_training") else "float32"
+    if bfloat16_fell_back(encoder, result["machine"]):
+        precision = "float32 (no native bf16)"
     return f"{machine_text(result['machine'])}, encoder {precision}"
 
 
@@ -700,13 +705,15 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
         "an earlier evaluation stored instead of computing them, so its figure is not the speed a user meets "
         "(a figure near 26 was computed, as issue 43 measured an mpnet model: `results/speed.json`). Machine: the "
         "evaluation's, and the precision the encoder ran in there (a training that spanned sessions may have run "
-        "partly elsewhere). Commit: the evaluation's. Predictor's rules: whether the test prediction had the predictor's rules over the graph "
+        "partly elsewhere). Commit: the evaluation's. Predictor's rules: whether the test prediction had the "
+        "predictor's rules over the graph "
         "(its defaults since 2026-11-26: the lexical part of the labels filled from the words, the tree edge of a "
         "word attached by `ref` taken out; `seqgraph_allennlp/common/enhanced_rules.py`), with the test ELAS "
         "of the model's own graph beside (`scripts/enhanced_rules.py` measures each rule).",
         "",
         "| row | seed | epochs (done / budget) | best epoch | dev ELAS | test ELAS | predictor's rules | "
-        "test EULAS | test UAS | test LAS | test ELAS of its own tree copied into DEPS | parse sent/s | machine | date | commit |",
+        "test EULAS | test UAS | test LAS | test ELAS of its own tree copied into DEPS | parse sent/s | machine | "
+        "date | commit |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     not_converged = []
@@ -720,7 +727,8 @@ def enhanced_table(results_dir: Path = RESULTS) -> List[str]:
             f"{percent(test['EULAS'])} | "
             f"{percent(test['UAS'])} | {percent(test['LAS'])} | "
             f"{percent(result.get('test_own_tree_copy', {}).get('ELAS'))} | {parse_speed(result)} | "
-            f"{enhanced_machine_text(result)} | {result['date'][:10]} | {result['git_commit'][:7]}{'+' if 'uncommitted' in result['git_commit'] else ''} |"
+            f"{enhanced_machine_text(result)} | {result['date'][:10]} | "
+            f"{result['git_commit'][:7]}{'+' if 'uncommitted' in result['git_commit'] else ''} |"
         )
     tree_copy_path = results_dir / "enhanced" / "tree_copy.json"
     reference = read_json(tree_copy_path) if tree_copy_path.exists() else None

@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import pytest
 
-from seqgraph_experiments.report import enhanced_machine_text
+from seqgraph_experiments.report import bfloat16_fell_back
 from seqgraph_experiments.runner import stopped_early
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -1773,7 +1773,7 @@ def seed_sentence(subject: str, run: Dict, budget_reason: str) -> str:
     else:
         stop = "ran its whole budget, not converged"
     precision = ""
-    if "no native bf16" in enhanced_machine_text(run):
+    if bfloat16_fell_back(run["used_config"]["model"].get("encoder", {}), run["machine"]):
         precision = (f"; it ran on a CPU without native bfloat16 ({run['machine']['cpu_capability']}), so its "
                      "encoder trained and parsed in float32 (`modules/precision.py`)")
     return (f"{subject} ({run['budget']['epochs']} epochs' budget, {budget_reason}) {stop}, best at "
