@@ -1796,15 +1796,6 @@ def layers_2_5_seed0_bootstrap() -> str:
             "leave it at about zero or double it, before the seeds' own spread")
 
 
-def how_it_ended(run: Dict) -> str:
-    """How an enhanced row's training ended: by patience, or its whole budget (not converged where the best dev
-    epoch is the last)."""
-    if not run["finished_budget"]:
-        return f"stopped by patience after {run['epochs_done']} epochs"
-    last = " with its best dev epoch the last (not converged)" if run["best_epoch"] == run["epochs_done"] else ""
-    return f"ran all {run['epochs_done']} epochs of its budget{last}"
-
-
 def baseline_without_features() -> str:
     run = load("enhanced/graph_parser_enhanced.json")
     # its first run (0decc4e): a budget of 40 epochs, its best dev ELAS at the last, so not converged; trained
@@ -1812,15 +1803,15 @@ def baseline_without_features() -> str:
     first = previous_json("0decc4e", "enhanced/graph_parser_enhanced.json")
     assert run["seed"] == first["seed"] == 0 and first["finished_budget"]
     assert first["best_epoch"] == first["epochs_done"] == first["budget"]["epochs"] == 40
-    assert run["budget"]["epochs"] == 80 and "budget_extensions" not in run
+    assert run["budget"]["epochs"] == 80 and "budget_extensions" not in run and not run["finished_budget"]
     test = scores_percent(run)
     return (f"Without pretrained features (the same encoder trained from scratch), the baseline's seed 0 first ran "
             f"a budget of {first['epochs_done']} epochs with its best validation ELAS at the last "
             f"({100 * first['best_validation']['ELAS']:.2f}: still rising, so not converged; "
             f"{100 * first['test']['ELAS']:.2f} test ELAS then), so it was trained again from the start with a budget "
             f"of {run['budget']['epochs']} (`EPOCHS={run['budget']['epochs']} ROWS=graph_parser_enhanced:0 bash "
-            f"scripts/enhanced_rows.sh`, {run['train_seconds_per_epoch'] / 60:.1f} min an epoch): it "
-            f"{how_it_ended(run)}, its best validation ELAS at epoch {run['best_epoch']} "
+            f"scripts/enhanced_rows.sh`, {run['train_seconds_per_epoch'] / 60:.1f} min an epoch): it stopped by "
+            f"patience after {run['epochs_done']} epochs, its best validation ELAS at epoch {run['best_epoch']} "
             f"({100 * run['best_validation']['ELAS']:.2f}), and scores {test['ELAS']:.2f} test ELAS (EULAS "
             f"{test['EULAS']:.2f}, UAS {test['UAS']:.2f}, LAS {test['LAS']:.2f}). " + first_run_was_better(run, first))
 
@@ -1843,7 +1834,8 @@ def ours_without_features() -> str:
     first = previous_json("665c58c", "enhanced/coach_valid_enhanced.json")
     assert run["seed"] == first["seed"] == 0 and first["finished_budget"] and first["epochs_done"] == 24
     assert [(e["from_epochs"], e["to_epochs"]) for e in run["budget_extensions"]] == [(24, 40)]
-    assert run["budget"]["epochs"] == 40
+    # both rows converged: stopped by patience before their budgets
+    assert run["budget"]["epochs"] == 40 and not run["finished_budget"] and not baseline["finished_budget"]
     curve = [100 * row["dev_ELAS"] for row in run["curve"]]
     best = max(curve)
     assert best == 100 * run["best_validation"]["ELAS"] and curve.index(best) + 1 == run["best_epoch"]
@@ -1851,23 +1843,18 @@ def ours_without_features() -> str:
     baseline_best = 100 * baseline["best_validation"]["ELAS"]
     test = scores_percent(run)
     baseline_test = 100 * baseline["test"]["ELAS"]
-    converged = {name: not row["finished_budget"] for name, row in (("this row", run), ("the baseline", baseline))}
-    if all(converged.values()):
-        convergence = "both converged (stopped by patience)"
-    else:
-        convergence = "; ".join(f"{name} {'converged (stopped by patience)' if done else 'ran its whole budget'}"
-                                for name, done in converged.items())
     return (f"The sequential parser's row without features (`coach_valid_enhanced`, seed 0) takes "
             f"{run['train_seconds_per_epoch'] / 60:.1f} min an epoch on 2 cores (the baseline "
             f"{baseline['train_seconds_per_epoch'] / 60:.1f}), so it ran a first budget of {first['epochs_done']} "
             f"epochs in one session ({100 * first['test']['ELAS']:.2f} test ELAS then) and went on to "
             f"{run['budget']['epochs']} in the next from its last checkpoint (`EXTEND=1 EPOCHS=40 bash "
-            f"scripts/enhanced_rows.sh`): it {how_it_ended(run)}, its best validation ELAS (the trainer's count, "
-            f"before the predictor's rules) at epoch {run['best_epoch']} ({best:.2f}, against the baseline's "
-            f"{baseline_best:.2f} at its epoch {baseline['best_epoch']}), and it scores {test['ELAS']:.2f} test ELAS "
+            f"scripts/enhanced_rows.sh`): it stopped by patience after {run['epochs_done']} epochs, its best "
+            f"validation ELAS (the trainer's count, before the predictor's rules) at epoch {run['best_epoch']} "
+            f"({best:.2f}, against the baseline's {baseline_best:.2f} at its epoch {baseline['best_epoch']}), and it "
+            f"scores {test['ELAS']:.2f} test ELAS "
             f"(EULAS {test['EULAS']:.2f}, UAS {test['UAS']:.2f}, LAS {test['LAS']:.2f}): "
             f"{test['ELAS'] - baseline_test:+.2f} against the baseline's {baseline_test:.2f}, one seed each; "
-            f"{convergence}")
+            "both converged (stopped by patience)")
 
 
 def bf16_pair(name: str, setting: str) -> Tuple[Dict, Dict, Dict, List[float], List[float], int]:

@@ -37,18 +37,17 @@ def test_the_mode_option_on_a_native_cpu_decides(training_option, inference_opti
     assert product.dtype == (torch.bfloat16 if options.active(True, cpu) else torch.float32)
 
 
-def _encoder_and_weight():
-    from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
-
+def _bfloat16_encoder() -> FusedBiLstm:
     torch.manual_seed(0)
-    encoder = FusedBiLstm(4, 3, num_layers=1, bfloat16_training=True, bfloat16_inference=True).eval()
-    weight = RecurrentWeight(encoder_dim=6, hidden_dim=8, edge_dim=6, position_dim=5, weight_dim=4,
-                             max_sentence_length=16, bfloat16_inference=True).eval()
-    return encoder, weight
+    return FusedBiLstm(4, 3, num_layers=1, bfloat16_training=True, bfloat16_inference=True).eval()
 
 
 def test_both_modules_follow_the_policy_without_native_bfloat16(native):
-    encoder, weight = _encoder_and_weight()
+    from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
+
+    encoder = _bfloat16_encoder()
+    weight = RecurrentWeight(encoder_dim=6, hidden_dim=8, edge_dim=6, position_dim=5, weight_dim=4,
+                             max_sentence_length=16, bfloat16_inference=True).eval()
     float32_encoder = FusedBiLstm(4, 3, num_layers=1).eval()
     float32_encoder.load_state_dict(encoder.state_dict())
     inputs = torch.randn(2, 5, 4)
@@ -68,7 +67,7 @@ def test_both_modules_follow_the_policy_without_native_bfloat16(native):
 @pytest.mark.skipif(not precision.native_bfloat16(torch.device("cpu")),
                     reason="this CPU has no native bfloat16, so oneDNN cannot run a bfloat16 LSTM here")
 def test_the_encoder_rounds_to_bfloat16_with_native_bfloat16(native):
-    encoder, _ = _encoder_and_weight()
+    encoder = _bfloat16_encoder()
     inputs = torch.randn(2, 5, 4)
     mask = torch.ones(2, 5, dtype=torch.bool)
     outputs = {}
