@@ -22,19 +22,6 @@ LAYOUTS = ("sentences", "paragraphs", "running")
 PARAGRAPH_BREAK = "\n\n"
 
 
-def documents(sentences: List[ConlluSentence]) -> List[List[List[ConlluSentence]]]:
-    """The gold sentences as documents of paragraphs (`# newdoc`, `# newpar`)."""
-    docs: List[List[List[ConlluSentence]]] = []
-    for sentence in sentences:
-        keys = sentence.metadata
-        if not docs or "newdoc id" in keys or "newdoc" in keys:
-            docs.append([[]])
-        elif "newpar" in keys or "newpar id" in keys:
-            docs[-1].append([])
-        docs[-1][-1].append(sentence)
-    return docs
-
-
 def paragraph_text(paragraph: List[ConlluSentence]) -> str:
     text = paragraph[0].text
     for previous, sentence in zip(paragraph, paragraph[1:]):

@@ -20,7 +20,8 @@ from seqgraph_allennlp import Parser
 from seqgraph_allennlp.common.conllu import read_sentences
 from seqgraph_experiments import RESULTS, ROOT
 from seqgraph_experiments.provenance import sha256, stamp
-from seqgraph_experiments.raw_text import LAYOUTS, documents, evaluate, layout_texts
+from seqgraph_allennlp.segmentation.documents import documents
+from seqgraph_experiments.raw_text import LAYOUTS, evaluate, layout_texts
 from seqgraph_experiments.results import write_json
 
 OUT = RESULTS / "raw_text"

@@ -29,7 +29,8 @@ from seqgraph_allennlp.common.conllu import read_sentences
 from seqgraph_allennlp.predictors.text_splitter import TextSplitter
 from seqgraph_experiments import RESULTS
 from seqgraph_experiments.provenance import sha256, stamp
-from seqgraph_experiments.raw_text import LAYOUTS, PARAGRAPH_BREAK, documents, evaluate, layout_texts
+from seqgraph_allennlp.segmentation.documents import documents
+from seqgraph_experiments.raw_text import LAYOUTS, PARAGRAPH_BREAK, evaluate, layout_texts
 from seqgraph_experiments.results import write_json
 
 OUT = RESULTS / "tokenisation"

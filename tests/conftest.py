@@ -139,3 +139,15 @@ def enhanced_model_archive(tmp_path_factory):
         overrides=json.dumps({"trainer.num_epochs": 10, "trainer.optimizer.lr": 0.02}),
     )
     return serialization_dir / "model.tar.gz"
+
+
+# A tiny trained segmenter: the fixture twin of training_config/segmenter.jsonnet (a few seconds).
+@pytest.fixture(scope="session")
+def segmenter_archive(tmp_path_factory):
+    from allennlp.commands.train import train_model_from_file
+
+    import seqgraph_allennlp  # noqa: F401
+
+    serialization_dir = tmp_path_factory.mktemp("segmenter") / "model"
+    train_model_from_file(str(FIXTURES / "configs" / "segmenter.jsonnet"), str(serialization_dir))
+    return serialization_dir / "model.tar.gz"

@@ -10,6 +10,7 @@ from allennlp_models.structured_prediction.models.biaffine_dependency_parser imp
 
 from seqgraph_allennlp.modules.bilinear import MatmulBilinear, MatmulBilinearMatrixAttention
 from seqgraph_allennlp.modules.initialization import LoadedWithoutInit
+from seqgraph_allennlp.segmentation.archive import CarriesSegmenter
 from seqgraph_allennlp.structs.tree import is_root_relation, root_label_support, single_root_mst
 from seqgraph_allennlp.training.attachment_scores import (
     UniversalRelationAttachmentScores,
@@ -19,7 +20,7 @@ from seqgraph_allennlp.training.attachment_scores import (
 
 
 @Model.register("conll18_biaffine_parser")
-class Conll18BiaffineParser(LoadedWithoutInit, BiaffineDependencyParser):
+class Conll18BiaffineParser(CarriesSegmenter, LoadedWithoutInit, BiaffineDependencyParser):
     """
     allennlp-models' `biaffine_parser` (Dozat & Manning, 2017), unchanged but for its decoder and its scorer.
     Its MST decoding gives one root word (`structs.tree.single_root_mst`), as Dozat & Manning's parser and

@@ -9,6 +9,7 @@ from allennlp_models.structured_prediction.models.graph_parser import GraphParse
 
 from seqgraph_allennlp.modules.bilinear import outer_product_bilinear
 from seqgraph_allennlp.modules.initialization import LoadedWithoutInit
+from seqgraph_allennlp.segmentation.archive import CarriesSegmenter
 from seqgraph_allennlp.structs.tree import is_root_relation, mst_decode, pair_mask, root_label_support
 from seqgraph_allennlp.training.attachment_scores import (
     UniversalRelationAttachmentScores,
@@ -22,7 +23,7 @@ BASIC_NAMESPACE = "head_tags"
 
 
 @Model.register("enhanced_graph_parser")
-class EnhancedGraphParser(LoadedWithoutInit, GraphParser):
+class EnhancedGraphParser(CarriesSegmenter, LoadedWithoutInit, GraphParser):
     """
     allennlp-models' `graph_parser` (Dozat & Manning, 2018: every edge a sigmoid, its label a softmax, all in
     one step) on UD's enhanced graph: the one-step baseline of the sequential graph parser

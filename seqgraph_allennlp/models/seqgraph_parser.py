@@ -16,6 +16,7 @@ from allennlp.training.metrics import Average, CategoricalAccuracy
 from seqgraph_allennlp.common.errors import SentenceTooLongError
 from seqgraph_allennlp.modules.bilinear import MatmulBilinear, MatmulBilinearMatrixAttention
 from seqgraph_allennlp.modules.initialization import LoadedWithoutInit
+from seqgraph_allennlp.segmentation.archive import CarriesSegmenter
 from seqgraph_allennlp.modules.precision import Bfloat16Options
 from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
 from seqgraph_allennlp.oracles import Oracle, free_edges, gold_edge_index
@@ -181,7 +182,7 @@ def length_chunks(lengths: List[int], step_cost: int = CHUNK_STEP_COST) -> List[
 
 
 @Model.register("seqgraph_parser")
-class SeqGraphParser(LoadedWithoutInit, Model):
+class SeqGraphParser(CarriesSegmenter, LoadedWithoutInit, Model):
     """
     The Sequential Graph Dependency Parser (Welleck & Cho, 2019).
 

@@ -1,6 +1,6 @@
 import json
 import logging
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
 import torch
 from allennlp.common.checks import ConfigurationError
@@ -17,14 +17,17 @@ from seqgraph_allennlp.models.seqgraph_parser import DecodingOptions, SeqGraphPa
 from seqgraph_allennlp.predictors.text_splitter import (
     DEFAULT_LANGUAGE,
     LanguageError,
-    TextSentence,
+    LearnedTextSplitter,
     TextSplitter,
     check_language,
 )
+from seqgraph_allennlp.segmentation.sentence import TextSentence
 
 logger = logging.getLogger(__name__)
 
 OUTPUT_FORMATS = ("json", "conllu")
+# how `text` records are split: the archive's learned segmenter where it carries one, or spaCy's rules
+SEGMENTERS = ("learned", "rules")
 LEXICAL_LABELS = ("filled", "predicted")
 # The keys of a prediction; everything else the model returns (loss, mask, ...) is dropped.
 OUTPUT_KEYS = (
@@ -292,8 +295,19 @@ class SeqGraphParserPredictor(Predictor):
         overwrite_upos: bool = False,
         lexical_labels: str = "filled",
         drop_ref_tree_edges: bool = True,
+        segmenter: Optional[str] = None,
     ) -> None:
         super().__init__(model, dataset_reader, frozen)
+        if segmenter is not None and segmenter not in SEGMENTERS:
+            raise PredictorArgumentError(
+                f'seqgraph_parser predictor: segmenter must be "learned" or "rules", got {segmenter!r}'
+            )
+        if segmenter == "learned" and getattr(model, "segmenter", None) is None:
+            raise PredictorArgumentError(
+                'seqgraph_parser predictor: segmenter "learned" needs an archive that carries a segmenter '
+                "(python -m seqgraph_allennlp.segmentation.attach PARSER SEGMENTER)"
+            )
+        self.segmenter = segmenter or ("learned" if getattr(model, "segmenter", None) is not None else "rules")
         if lexical_labels not in LEXICAL_LABELS:
             raise PredictorArgumentError(
                 f'seqgraph_parser predictor: lexical_labels must be "filled" or "predicted", got {lexical_labels!r}'
@@ -341,15 +355,18 @@ class SeqGraphParserPredictor(Predictor):
         except LanguageError as error:
             raise ConfigurationError(f"seqgraph_parser predictor: {error}")
         # built on the first text record: a CoNLL-U run never needs it
-        self._text_splitter: Optional[TextSplitter] = None
+        self._text_splitter: Optional[Union[TextSplitter, LearnedTextSplitter]] = None
         self._num_records = 0
         self._num_text_sentences = 0
 
     @property
-    def text_splitter(self) -> TextSplitter:
-        """How `text` records become sentences of words."""
+    def text_splitter(self) -> Union[TextSplitter, LearnedTextSplitter]:
+        """How `text` records become sentences of words: the archive's segmenter, or spaCy's rules."""
         if self._text_splitter is None:
-            self._text_splitter = TextSplitter(self.language)
+            if self.segmenter == "learned":
+                self._text_splitter = LearnedTextSplitter(self._model.segmenter)  # type: ignore[attr-defined]
+            else:
+                self._text_splitter = TextSplitter(self.language)
         return self._text_splitter
 
     # Reading
@@ -378,11 +395,13 @@ class SeqGraphParserPredictor(Predictor):
             raise InputError(f'"text" holds {len(parts)} sentences: use predict_json')
         return parts[0][0]
 
-    def _json_to_instances(self, json_dict: JsonDict) -> List[Tuple[Instance, Optional[JsonDict]]]:
+    def _json_to_instances(
+        self, json_dict: JsonDict, sentences: Optional[List[TextSentence]] = None
+    ) -> List[Tuple[Instance, Optional[JsonDict]]]:
         """
-        The instances of a record: one for `words` or `sentence`, one per sentence for `text`, each with
-        the keys a sentence of a text adds to its output (`None` for the others). Raises `InputError`
-        saying what is wrong with the record.
+        The instances of a record: one for `words` or `sentence`, one per sentence for `text` (split
+        already as `sentences`, or split now), each with the keys a sentence of a text adds to its output
+        (`None` for the others). Raises `InputError` saying what is wrong with the record.
         """
         error = getattr(json_dict, "error", None)
         if error is not None:
@@ -390,10 +409,12 @@ class SeqGraphParserPredictor(Predictor):
         if not isinstance(json_dict, dict):
             raise InputError(f"expected a JSON object, got {_type_name(json_dict)}")
         if TEXT_KEY in json_dict:
-            return self._text_to_instances(json_dict)
+            return self._text_to_instances(json_dict, sentences)
         return [(self._sentence_to_instance(json_dict), None)]
 
-    def _text_to_instances(self, json_dict: JsonDict) -> List[Tuple[Instance, Optional[JsonDict]]]:
+    def _text_to_instances(
+        self, json_dict: JsonDict, sentences: Optional[List[TextSentence]] = None
+    ) -> List[Tuple[Instance, Optional[JsonDict]]]:
         text = json_dict[TEXT_KEY]
         if not isinstance(text, str):
             raise InputError(f'"text" must be a string, got {_type_name(text)}')
@@ -403,7 +424,8 @@ class SeqGraphParserPredictor(Predictor):
             raise InputError('"pos" needs "words": the words of a "text" are not known in advance')
         if self._uses_pos_tags:
             raise InputError('this model needs POS tags: give "words" and "pos" instead of "text"')
-        sentences = self.text_splitter.split(text)
+        if sentences is None:
+            sentences = self.text_splitter.split(text)
         if not sentences:
             raise InputError('empty text: "text" has no words')
         number = getattr(json_dict, "number", None)
@@ -485,20 +507,23 @@ class SeqGraphParserPredictor(Predictor):
     ) -> ConlluSentence:
         """
         A CoNLL-U sentence for a JSON record: `# text`, then ID, FORM and the POS tags, `_` elsewhere. A
-        sentence of a text also gets its `# sent_id` and `SpaceAfter=No` where no whitespace followed.
+        sentence of a text also gets its `# sent_id`, its multiword tokens' range lines and `SpaceAfter=No`
+        where no whitespace followed.
         """
         pos_column = 4 if getattr(self._dataset_reader, "pos_tags", None) == "xpos" else 3
         lines = [] if sent_id is None else [f"# sent_id = {sent_id}"]
         if text_sentence is not None:
             text = text_sentence.text
         lines.append("# text = " + (" ".join(text.split()) if text is not None else " ".join(words)))
-        for index, word in enumerate(words):
-            columns = [str(index + 1), word] + ["_"] * 8
-            if pos is not None:
-                columns[pos_column] = pos[index]
-            if text_sentence is not None and not text_sentence.space_after[index]:
-                columns[9] = "SpaceAfter=No"
-            lines.append("\t".join(columns))
+        if text_sentence is not None:
+            # its multiword tokens' range lines, and SpaceAfter=No on the tokens that no whitespace followed
+            lines.extend(text_sentence.conllu_lines())
+        else:
+            for index, word in enumerate(words):
+                columns = [str(index + 1), word] + ["_"] * 8
+                if pos is not None:
+                    columns[pos_column] = pos[index]
+                lines.append("\t".join(columns))
         name = f"<record {number}>" if number is not None else "<record>"
         return parse_string("\n".join(lines) + "\n", name)[0]
 
@@ -519,9 +544,14 @@ class SeqGraphParserPredictor(Predictor):
         results: List[Any] = [None] * len(inputs)
         pending: List[Tuple[int, Optional[int], Instance, Optional[JsonDict]]] = []
         input_errors: List[int] = []
+        # the texts of the batch split together: a learned segmenter reads them in one run
+        texts = {position: record[TEXT_KEY] for position, record in enumerate(inputs)
+                 if isinstance(record, dict) and isinstance(record.get(TEXT_KEY), str)
+                 and getattr(record, "error", None) is None}
+        split = dict(zip(texts, self.text_splitter.split_all(list(texts.values())))) if texts else {}
         for position, record in enumerate(inputs):
             try:
-                parts = self._json_to_instances(record)
+                parts = self._json_to_instances(record, split.get(position))
             except InputError as error:
                 results[position] = self._error(self._record_name(record) + str(error))
                 input_errors.append(position)

@@ -8,7 +8,6 @@ sentences, and those of the alternatives that were measured, are in docs/RESULTS
 tokenisation", `scripts/tokenisation_f1.py`).
 """
 import logging
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import List, Tuple
 
@@ -17,6 +16,7 @@ from spacy.language import Language
 from spacy.util import get_lang_class
 
 from seqgraph_allennlp.common.errors import SeqGraphError
+from seqgraph_allennlp.segmentation.sentence import TextSentence
 
 logger = logging.getLogger(__name__)
 
@@ -27,32 +27,6 @@ DEFAULT_LANGUAGE = "en"
 
 class LanguageError(SeqGraphError, ValueError):
     """A `language` that is not a language code."""
-
-
-@dataclass(frozen=True)
-class TextSentence:
-    """
-    One sentence of a text, as words.
-
-    # Parameters
-
-    words : `List[str]`
-        The words, none empty or holding whitespace.
-    space_after : `List[bool]`
-        Whether whitespace followed each word in the text (`SpaceAfter=No` in CoNLL-U where not). The
-        last word's entry says whether whitespace (or the end of the text) follows the sentence.
-    """
-
-    words: List[str]
-    space_after: List[bool]
-
-    @property
-    def text(self) -> str:
-        """The sentence as in the input, each run of whitespace inside it written as one space."""
-        pieces = []
-        for word, space in zip(self.words[:-1], self.space_after[:-1]):
-            pieces.append(word + " " if space else word)
-        return "".join(pieces) + self.words[-1]
 
 
 def check_language(language: str) -> str:
@@ -131,3 +105,29 @@ class TextSplitter:
             if words:
                 sentences.append(TextSentence(words, space_after))
         return sentences
+
+    def split_all(self, texts: List[str]) -> List[List[TextSentence]]:
+        """The sentences of each text."""
+        return [self.split(text) for text in texts]
+
+
+class LearnedTextSplitter:
+    """
+    Splits raw text with a segmenter learned from a treebank (`seqgraph_allennlp.models.segmenter`): its
+    tokens, sentences and multiword tokens (expanded into their words).
+
+    # Parameters
+
+    segmenter : `Segmenter`
+    """
+
+    def __init__(self, segmenter) -> None:  # type: ignore[no-untyped-def]
+        self.segmenter = segmenter
+
+    def split(self, text: str) -> List[TextSentence]:
+        """The sentences of `text`, in order; none for a text of only whitespace."""
+        return self.segmenter.segment([text])[0]
+
+    def split_all(self, texts: List[str]) -> List[List[TextSentence]]:
+        """The sentences of each text, segmented together (fewer, fuller batches than one text at a time)."""
+        return self.segmenter.segment(texts)
