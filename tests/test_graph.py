@@ -367,12 +367,12 @@ def enhanced_twin(seed: int, separate_graph_scores: bool):
 @pytest.mark.parametrize("separate_graph_scores", [False, True])
 def test_fused_roll_in_kl_equals_the_state_by_state_reference(separate_graph_scores):
     """
-    The model's one fused pass over the tree and graph states (`_graph_roll_in_kl`) against each state's KL
+    The graph phase's one fused pass over the tree and graph states (`GraphPhase.roll_in_kl`) against each state's KL
     computed on its own: tree states by `edge_log_probs` over the gold tree's free edges, graph states by
     `graph_state_candidates` (the policy over valid edges and STOP), on `S_t`, or with
     `separate_graph_scores` on `S_t + G_0` in the graph states only.
     """
-    from seqgraph_allennlp.models.seqgraph_parser import kl_divergence
+    from seqgraph_allennlp.structs.losses import kl_divergence
     from seqgraph_allennlp.oracles import free_edges
     from seqgraph_allennlp.structs.tree import edge_log_probs
 
@@ -386,20 +386,23 @@ def test_fused_roll_in_kl_equals_the_state_by_state_reference(separate_graph_sco
     batch.index_instances(vocab)
     tensors = batch.as_tensor_dict()
     with torch.no_grad():
-        initial_scores, encoded, final_state, node_mask = model._encode(tensors["words"], None)
+        initial_scores, encoded, final_state, node_mask = model.encode(tensors["words"], None)
         batch_size = node_mask.size(0)
         gold_heads = torch.cat([torch.zeros(batch_size, 1, dtype=torch.long), tensors["head_indices"]], dim=1)
         gold_graph = tensors["enhanced_tags"] >= 0
         gold_tree = heads_to_adjacency(gold_heads, node_mask)
-        graph_scores = model._graph_initial_scores(encoded)
-        roll_in = model._roll_in(initial_scores, encoded, final_state, node_mask, gold_tree, gold_graph, graph_scores)
+        graph_scores = model.graph_initial_scores(encoded)
+        roll_in = model.tree_phase.run_roll_in(
+            initial_scores, encoded, final_state, node_mask, gold_tree, gold_graph, graph_scores
+        )
         updates, hidden = model.recurrent_weight.unroll(
             final_state, model.recurrent_weight.project_nodes(encoded), roll_in.heads, roll_in.dependents,
             roll_in.added, return_hidden=True,
         )
         updates[:, 0] += initial_scores
-        total, count = model._graph_roll_in_kl(
-            updates, hidden, node_mask, gold_heads, gold_graph, roll_in, graph_scores
+        total, count = model.graph_phase.roll_in_kl(
+            updates, hidden, node_mask, gold_heads, gold_graph, roll_in.valid, roll_in.tree_state,
+            roll_in.graph_state, graph_scores, model.oracle, model.policy_support,
         )
         scores = updates.cumsum(dim=1)
         expected, expected_count, graph_states = 0.0, 0, 0
@@ -442,7 +445,7 @@ def test_separate_graph_scores_steer_the_extra_edges_and_leave_the_tree_alone(mo
         scores[:, 1, 2] = 100.0
         return scores
 
-    monkeypatch.setattr(model, "_graph_initial_scores", steering)
+    monkeypatch.setattr(model, "graph_initial_scores", steering)
     steered = model.forward_on_instances(instances)
     checked = 0
     for before, after in zip(plain, steered):

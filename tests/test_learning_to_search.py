@@ -11,7 +11,7 @@ from allennlp.common import Params
 from allennlp.models import Model
 
 import seqgraph_allennlp  # noqa: F401
-from seqgraph_allennlp.models.seqgraph_parser import kl_divergence
+from seqgraph_allennlp.structs.losses import kl_divergence
 from seqgraph_allennlp.oracles import free_edges
 from seqgraph_allennlp.structs.tree import add_edge, edge_log_probs, heads_to_adjacency, valid_mask
 
@@ -39,7 +39,7 @@ def sequential_loss(model, initial_scores, encoded, final_state, node_mask, gold
     """Equation (6) as the paper states it: one state after the other, the tree threaded by hand."""
     batch_size, num_nodes = node_mask.shape
     gold_adjacency = heads_to_adjacency(gold_heads, node_mask)
-    score_function = model._score_function(initial_scores, encoded, final_state)
+    score_function = model.tree_phase.score_function(initial_scores, encoded, final_state)
     adjacency = torch.zeros_like(gold_adjacency)
     reachability = torch.zeros_like(gold_adjacency)
     generator = torch.Generator().manual_seed(0)
@@ -82,14 +82,14 @@ def test_batched_loss_equals_the_sequential_algorithm(name, batch_and_vocab):
     if hasattr(model.oracle, "set_total_updates"):
         model.oracle.set_total_updates(4)
         model.oracle.num_updates.fill_(2)
-    initial_scores, encoded, final_state, node_mask = model._encode(tensors["words"], None)
+    initial_scores, encoded, final_state, node_mask = model.encode(tensors["words"], None)
     batch_size = node_mask.size(0)
     gold_heads = torch.cat([tensors["head_indices"].new_zeros(batch_size, 1), tensors["head_indices"]], dim=1)
 
     expected = sequential_loss(model, initial_scores, encoded, final_state, node_mask, gold_heads)
     expected_gradients = torch.autograd.grad(expected, [p for p in model.parameters() if p.requires_grad], retain_graph=True,
                                              allow_unused=True)
-    batched = model._learning_to_search_loss(initial_scores, encoded, final_state, node_mask, gold_heads)
+    batched = model.tree_phase.loss(initial_scores, encoded, final_state, node_mask, gold_heads)
     batched_gradients = torch.autograd.grad(batched, [p for p in model.parameters() if p.requires_grad],
                                             allow_unused=True)
     assert batched.item() > 0.1
@@ -98,7 +98,7 @@ def test_batched_loss_equals_the_sequential_algorithm(name, batch_and_vocab):
 
 
 def test_length_chunks_split_only_a_batch_of_very_different_lengths():
-    from seqgraph_allennlp.models.seqgraph_parser import CHUNK_STEP_COST, length_chunks
+    from seqgraph_allennlp.models.seqgraph.tree_phase import CHUNK_STEP_COST, length_chunks
 
     similar = [20, 18, 22, 19, 21] * 6
     assert length_chunks(similar) == [sorted(range(30), key=lambda i: similar[i])]
@@ -121,7 +121,7 @@ def test_length_chunks_split_only_a_batch_of_very_different_lengths():
 @pytest.mark.parametrize("name", ["linearized", "coach_valid"])
 def test_chunked_states_give_the_loss_of_the_whole_batch(name, batch_and_vocab, monkeypatch):
     """Rolling in groups of sentences apart (each padded to its own length) changes neither loss nor gradient."""
-    from seqgraph_allennlp.models import seqgraph_parser
+    from seqgraph_allennlp.models.seqgraph import tree_phase
 
     tensors, vocab = batch_and_vocab
     torch.manual_seed(0)
@@ -132,18 +132,18 @@ def test_chunked_states_give_the_loss_of_the_whole_batch(name, batch_and_vocab, 
         model.roll_in.beta = 0.0
     with torch.no_grad():
         model.recurrent_weight.attention._weight_matrix.normal_(0.0, 1.0)
-    initial_scores, encoded, final_state, node_mask = model._encode(tensors["words"], None)
+    initial_scores, encoded, final_state, node_mask = model.encode(tensors["words"], None)
     gold_heads = torch.cat([tensors["head_indices"].new_zeros(node_mask.size(0), 1), tensors["head_indices"]], dim=1)
     parameters = [p for p in model.parameters() if p.requires_grad]
 
     def loss_and_gradients(step_cost):
-        monkeypatch.setattr(seqgraph_parser, "CHUNK_STEP_COST", step_cost)
-        loss = model._learning_to_search_loss(initial_scores, encoded, final_state, node_mask, gold_heads)
+        monkeypatch.setattr(tree_phase, "CHUNK_STEP_COST", step_cost)
+        loss = model.tree_phase.loss(initial_scores, encoded, final_state, node_mask, gold_heads)
         return loss, torch.autograd.grad(loss, parameters, retain_graph=True, allow_unused=True)
 
     lengths = (node_mask.sum(dim=-1) - 1).tolist()
-    assert len(seqgraph_parser.length_chunks(lengths, 0)) > 2
-    assert len(seqgraph_parser.length_chunks(lengths, 10**12)) == 1
+    assert len(tree_phase.length_chunks(lengths, 0)) > 2
+    assert len(tree_phase.length_chunks(lengths, 10**12)) == 1
     whole, whole_gradients = loss_and_gradients(10**12)
     chunked, chunked_gradients = loss_and_gradients(0)
     assert whole.item() > 0.1
@@ -162,7 +162,7 @@ def test_a_roll_in_that_reads_no_policy_skips_the_scores_and_takes_the_same_stat
     states and edges are those of the same roll-in given the scores (its fallback unused), in train mode
     with the global generator seeded alike.
     """
-    from seqgraph_allennlp.models.seqgraph_parser import SeqGraphParser
+    from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
 
     tensors, vocab = batch_and_vocab
     torch.manual_seed(0)
@@ -171,7 +171,7 @@ def test_a_roll_in_that_reads_no_policy_skips_the_scores_and_takes_the_same_stat
     model.train()
     with torch.no_grad():
         model.recurrent_weight.attention._weight_matrix.normal_(0.0, 1.0)
-        initial_scores, encoded, final_state, node_mask = model._encode(tensors["words"], None)
+        initial_scores, encoded, final_state, node_mask = model.encode(tensors["words"], None)
     gold_heads = torch.cat([tensors["head_indices"].new_zeros(node_mask.size(0), 1), tensors["head_indices"]], dim=1)
     inputs = (initial_scores, encoded, final_state, node_mask, heads_to_adjacency(gold_heads, node_mask))
 
@@ -179,16 +179,16 @@ def test_a_roll_in_that_reads_no_policy_skips_the_scores_and_takes_the_same_stat
     model.roll_in.reads_policy = True
     torch.manual_seed(3)
     with torch.no_grad():
-        expected = model._roll_in(*inputs)
+        expected = model.tree_phase.run_roll_in(*inputs)
     del model.roll_in.reads_policy
 
     def no_scores(*args, **kwargs):
         raise AssertionError("a roll-in that reads no policy computed the step scores")
 
-    monkeypatch.setattr(SeqGraphParser, "_recurrent_scores", no_scores)
+    monkeypatch.setattr(RecurrentWeight, "scores_by_step", no_scores)
     torch.manual_seed(3)
     with torch.no_grad():
-        actual = model._roll_in(*inputs)
+        actual = model.tree_phase.run_roll_in(*inputs)
     # several steps, and sentences that finish before the batch does (inactive steps)
     assert expected[1].size(1) > 3 and not bool(expected[3].all())
     for expected_part, actual_part in zip(expected, actual):
@@ -232,7 +232,7 @@ def test_loss_by_hand_on_a_two_word_sentence(policy_support, batch_and_vocab):
     else:
         first = second = every_pair
     expected = (kl((0, 2), first) + kl((2, 1), second)) / 2
-    loss = model._learning_to_search_loss(initial_scores, encoded, final_state, node_mask, gold_heads)
+    loss = model.tree_phase.loss(initial_scores, encoded, final_state, node_mask, gold_heads)
     assert loss.item() == pytest.approx(expected, rel=1e-5)
 
 
@@ -244,10 +244,10 @@ def eval_kl_and_sequential_kl(model, tensors):
     """The batched loss and `sequential_loss` on the fixture batch in eval mode (the coins seeded alike)."""
     model.eval()
     with torch.no_grad():
-        initial_scores, encoded, final_state, node_mask = model._encode(tensors["words"], None)
+        initial_scores, encoded, final_state, node_mask = model.encode(tensors["words"], None)
         gold_heads = torch.cat([tensors["head_indices"].new_zeros(node_mask.size(0), 1), tensors["head_indices"]], dim=1)
         inputs = (initial_scores, encoded, final_state, node_mask, gold_heads)
-        return model._learning_to_search_loss(*inputs).item(), sequential_loss(model, *inputs).item()
+        return model.tree_phase.loss(*inputs).item(), sequential_loss(model, *inputs).item()
 
 
 @pytest.mark.parametrize("oracle,roll_in", ORACLE_ROLL_IN_PAIRS + [("linearized", "linearized")])
@@ -290,7 +290,7 @@ def test_head_selection_loss_is_the_per_word_cross_entropy(batch_and_vocab):
     assert model.head_selection_weight == 1.0
     with torch.no_grad():
         output = model(**tensors)
-        initial_scores, _, _, node_mask = model._encode(tensors["words"], None)
+        initial_scores, _, _, node_mask = model.encode(tensors["words"], None)
     gold = torch.cat([tensors["head_indices"].new_zeros(node_mask.size(0), 1), tensors["head_indices"]], dim=1)
     # reference: a Python loop over sentences and words, softmax over the other real nodes
     total, count = 0.0, 0
@@ -324,6 +324,7 @@ def test_two_pass_loss_with_dropout_equals_the_sequential_algorithm_on_the_same_
     forward pass is that of the state-by-state algorithm on the encoding the pass drew, in value and
     gradient. A pass that drew new masks would roll in on one network and score another.
     """
+    from seqgraph_allennlp.models.seqgraph.tree_phase import TreePhase
     from seqgraph_allennlp.models.seqgraph_parser import SeqGraphParser
 
     tensors, vocab = batch_and_vocab
@@ -339,7 +340,7 @@ def test_two_pass_loss_with_dropout_equals_the_sequential_algorithm_on_the_same_
         model.recurrent_weight.attention._weight_matrix.normal_(0.0, 1.0)
     # what the training pass encoded (with its dropout masks) and the loss it computed from that
     captured = {}
-    encode, loss_of = SeqGraphParser._encode, SeqGraphParser._learning_to_search_loss
+    encode, loss_of = SeqGraphParser.encode, TreePhase.loss
 
     def spy_encode(self, *args):
         captured["encoded"] = encode(self, *args)
@@ -349,8 +350,8 @@ def test_two_pass_loss_with_dropout_equals_the_sequential_algorithm_on_the_same_
         captured["loss"] = loss_of(self, *args)
         return captured["loss"]
 
-    monkeypatch.setattr(SeqGraphParser, "_encode", spy_encode)
-    monkeypatch.setattr(SeqGraphParser, "_learning_to_search_loss", spy_loss)
+    monkeypatch.setattr(SeqGraphParser, "encode", spy_encode)
+    monkeypatch.setattr(TreePhase, "loss", spy_loss)
     model.train()
     model(**tensors)
     batched = captured["loss"]

@@ -137,7 +137,7 @@ class TestSeqGraphParser(ModelTestCase):
         self.model.eval()
         tensors = self.dataset.as_tensor_dict()
         captured = []
-        original = self.model._score_function
+        original = self.model.tree_phase.score_function
 
         def spy(*args, **kwargs):
             function = original(*args, **kwargs)
@@ -149,7 +149,7 @@ class TestSeqGraphParser(ModelTestCase):
 
             return wrapped
 
-        self.model._score_function = spy
+        self.model.tree_phase.score_function = spy
         with torch.no_grad():
             self.model(**{key: value for key, value in tensors.items() if key not in ("head_indices", "head_tags")})
         return captured[:num_steps]
@@ -168,13 +168,13 @@ class TestSeqGraphParser(ModelTestCase):
 
     def test_one_step_model_decodes_greedily_on_s0_at_every_step(self):
         # the one-step model scores every step with S_0: its edges, in order, and their probabilities are
-        # those of a Python greedy walk over S_0 (from a separate `_encode`), each step's best valid edge
+        # those of a Python greedy walk over S_0 (from a separate `encode`), each step's best valid edge
         self.set_up("one_step")
         self.model.eval()
         tensors = self.dataset.as_tensor_dict()
         with torch.no_grad():
             output = self.model(**tensors)
-            initial_scores, _, _, node_mask = self.model._encode(tensors["words"], None)
+            initial_scores, _, _, node_mask = self.model.encode(tensors["words"], None)
         for sentence in range(node_mask.size(0)):
             num_words = int(node_mask[sentence].sum()) - 1
             scores = initial_scores[sentence].tolist()
@@ -314,9 +314,9 @@ class TestSeqGraphParserOptions(ModelTestCase):
         assert (other_tags != tags)[tags > 0].all()
         model.eval()
         with torch.no_grad():
-            scores = model._encode(words, tags)[0]
-            again = model._encode(words, tags)[0]
-            other = model._encode(words, other_tags)[0]
+            scores = model.encode(words, tags)[0]
+            again = model.encode(words, tags)[0]
+            other = model.encode(words, other_tags)[0]
         assert torch.equal(scores, again)
         node_mask = torch.cat([torch.ones_like(tags[:, :1]), tags], dim=1) > 0
         real = node_mask.unsqueeze(2) & node_mask.unsqueeze(1)
@@ -534,8 +534,8 @@ def test_the_full_model_with_the_shipped_bfloat16_options_trains_and_parses_clos
     def encoded_and_step_scores(model):
         # the encoder's output, S_0, and the scores of two recurrent steps (the second after edge 0 -> 1)
         with torch.no_grad():
-            initial_scores, encoded, final_state, _ = model._encode(tensors["words"], None)
-            score = model._score_function(initial_scores, encoded, final_state)
+            initial_scores, encoded, final_state, _ = model.encode(tensors["words"], None)
+            score = model.tree_phase.score_function(initial_scores, encoded, final_state)
             first_edge = torch.zeros_like(initial_scores, dtype=torch.bool)
             first_edge[:, 0, 1] = True
             return [encoded, initial_scores, score(None), score(first_edge)]

@@ -102,8 +102,8 @@ def test_the_parsers_initial_scores_follow_the_policy_when_parsing_only(has_nati
             model._dropout.p = model._input_dropout.p = 0.0
             model.encoder._layer_dropout.p = 0.0
             with torch.no_grad():
-                initial_scores, encoded, _, _ = model._encode(tensors["words"], None)
-                scores[name] = [initial_scores, model._graph_initial_scores(encoded)]
+                initial_scores, encoded, _, _ = model.encode(tensors["words"], None)
+                scores[name] = [initial_scores, model.graph_initial_scores(encoded)]
         for actual, expected in zip(scores["fast"], scores["plain"]):
             assert actual.dtype == torch.float32
             if training or not has_native:

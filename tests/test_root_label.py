@@ -113,14 +113,14 @@ def test_enhanced_root_label_exactly_on_the_edges_from_the_root():
 def test_head_selection_loss_leaves_self_loops_and_padding_no_mass():
     model, _, tensors = model_and_batch("coach_valid", DATA)
     with torch.no_grad():
-        _, _, _, node_mask = model._encode(tensors["words"], None)
+        _, _, _, node_mask = model.encode(tensors["words"], None)
     batch_size, num_nodes = node_mask.shape
     # uniform scores over the real heads, a very high score on every self-loop and on the padding
     scores = torch.zeros(batch_size, num_nodes, num_nodes)
     scores[:, torch.arange(num_nodes), torch.arange(num_nodes)] = 100.0
     scores.masked_fill_(~node_mask.unsqueeze(2), 100.0)
     gold_heads = torch.cat([torch.zeros(batch_size, 1, dtype=torch.long), tensors["head_indices"]], dim=1)
-    loss = model._head_selection_loss(scores, node_mask, gold_heads)
+    loss = model.tree_phase.head_selection_loss(scores, node_mask, gold_heads)
     # each word chooses among the other real nodes, uniformly: the loss is the mean of log(length - 1)
     lengths = node_mask.sum(dim=1)
     expected = (lengths - 1) * torch.log((lengths - 1).float())
@@ -173,17 +173,18 @@ def test_enhanced_labels_are_scored_on_the_real_edges_as_one_edge_at_a_time():
                                             model.enhanced_tag_bilinear.weight, model.enhanced_tag_bilinear.bias)
 
     expected = torch.stack([-torch.log_softmax(edge_logits(s, h, d), dim=-1)[label] for s, h, d, label in gold])
-    loss = model._enhanced_label_loss_of(heads_repr, dependents_repr, tags)
+    loss = model.enhanced_label_classifier.loss((heads_repr, dependents_repr), tags)
     assert float(loss) == pytest.approx(float(expected.mean()), rel=1e-5)
-    assert float(model._enhanced_label_loss_of(heads_repr, dependents_repr, torch.full_like(tags, -1))) == 0.0
+    assert float(model.enhanced_label_classifier.loss((heads_repr, dependents_repr), torch.full_like(tags, -1))) == 0.0
 
     # decoding: padded edges stay -1; a real one gets the best label it may take (root only from the root)
     edges = torch.tensor([[[0, 2], [2, 1], [-1, -1]], [[4, 3], [-1, -1], [-1, -1]]])
-    labels = model._decode_enhanced_labels((heads_repr, dependents_repr), edges)
+    classifier = model.enhanced_label_classifier
+    labels = classifier.decode((heads_repr, dependents_repr), edges)
     assert labels[0, 2] == -1 and labels[1, 1] == -1 and labels[1, 2] == -1
     for sentence, position in ((0, 0), (0, 1), (1, 0)):
         head, dependent = edges[sentence, position].tolist()
-        allowed = ~model._unpredictable_enhanced & root_label_support(torch.tensor(head), model._root_enhanced)
+        allowed = ~classifier.unpredictable & root_label_support(torch.tensor(head), classifier.is_root)
         best = edge_logits(sentence, head, dependent).masked_fill(~allowed, float("-inf")).argmax()
         assert labels[sentence, position] == best
     assert num_labels == vocab.get_vocab_size("enhanced_tags")

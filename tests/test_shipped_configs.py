@@ -34,7 +34,7 @@ def shipped_model(name: str, vocab: Vocabulary, seed: int) -> Model:
 
 def initial_policy_and_valid(model, tensors):
     with torch.no_grad():
-        initial_scores, encoded, final_state, node_mask = model._encode(tensors["words"], None)
+        initial_scores, encoded, final_state, node_mask = model.encode(tensors["words"], None)
         nothing = torch.zeros(initial_scores.shape, dtype=torch.bool)
         valid = valid_mask(nothing, nothing, node_mask, model.single_root)
         policy_support = valid if model.policy_support == "valid" else None
@@ -80,8 +80,8 @@ def test_recurrent_update_is_zero_at_initialisation(batch_and_vocab):
     for name in ("coach_valid", "coach_valid_paper", "uniform", "annealed", "linearized"):
         model = shipped_model(name, vocab, 0)
         with torch.no_grad():
-            initial_scores, encoded, final_state, node_mask = model._encode(tensors["words"], None)
-            score_function = model._score_function(initial_scores, encoded, final_state)
+            initial_scores, encoded, final_state, node_mask = model.encode(tensors["words"], None)
+            score_function = model.tree_phase.score_function(initial_scores, encoded, final_state)
             first = score_function(None)
             edges = torch.zeros(initial_scores.shape, dtype=torch.bool)
             edges[:, 0, 1] = True

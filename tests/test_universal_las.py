@@ -81,9 +81,10 @@ def test_models_score_unseen_subtypes_by_their_universal_part(config, monkeypatc
     gold_heads = torch.cat([original["head_indices"].new_zeros(batch_size, 1), original["head_indices"]], dim=1)
     gold_labels = torch.cat([original["head_tags"].new_zeros(batch_size, 1), original["head_tags"]], dim=1)
     if config == "coach_valid":
-        monkeypatch.setattr(model, "_decode", lambda *args: (gold_heads, None))
+        monkeypatch.setattr(model.tree_phase, "decode", lambda *args: (gold_heads, None))
         num_labels = vocab.get_vocab_size("head_tags")
-        monkeypatch.setattr(model, "_label_logits", lambda *args: torch.nn.functional.one_hot(gold_labels, num_labels).float())
+        monkeypatch.setattr(model.label_classifier, "logits",
+                            lambda *args: torch.nn.functional.one_hot(gold_labels, num_labels).float())
     else:
         monkeypatch.setattr(model, "_mst_decode", lambda *args: (gold_heads, gold_labels))
     with torch.no_grad():

@@ -68,7 +68,7 @@ class TestUposTagger(ModelTestCase):
     def _logits_and_mask(self):
         """The tagger's scores computed here from the model's modules, `(batch_size, N, num_upos)`."""
         with torch.no_grad():
-            _, encoded, _, node_mask = self.model._encode(self.tensors["words"], None)
+            _, encoded, _, node_mask = self.model.encode(self.tensors["words"], None)
             logits = self.model.upos_projection(self.model.upos_feedforward(encoded[:, 1:]))
         return logits, node_mask[:, 1:]
 
@@ -316,7 +316,7 @@ def test_conllu_input_keeps_gold_upos_unless_asked(archive, tmp_path):
     assert archive.validation_dataset_reader.upos_targets
     archive.model.get_metrics(reset=True)
     records = json_records(run_manager(predictor(archive), DATA, tmp_path / "out.jsonl"))
-    assert archive.model._upos_accuracy.total_count == 0  # no metric was counted on the input's gold tags
+    assert archive.model.upos_tagger.accuracy.total_count == 0  # no metric was counted on the input's gold tags
     predicted = [tag for record in records for tag in record["predicted_upos"]]
     assert len(predicted) == len(gold_upos)
     # a barely trained tagger: the check below can tell gold from predicted tags

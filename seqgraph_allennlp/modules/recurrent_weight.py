@@ -1,4 +1,4 @@
-from typing import Optional, Tuple, Union
+from typing import Callable, Optional, Tuple, Union
 
 import torch
 from allennlp.common import FromParams
@@ -222,6 +222,34 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         """
         hidden, cell = self.cell(edge_input, state)
         return self.score_update(hidden, *positions), (hidden, cell)
+
+    def scores_by_step(
+        self, initial_scores: torch.Tensor, encoded: torch.Tensor, final_encoder_state: torch.Tensor
+    ) -> Tuple[Callable[..., Tuple[torch.Tensor, torch.Tensor]], torch.Tensor]:
+        """
+        The scores `S_t` of a sentence's steps one after the other, from `S_0` `(batch_size, V, V)`: a closure
+        `step(edge_input, active=None)` that returns `S_t` and the LSTM output `h_t` given `f_emb` of the
+        edges added at step `t - 1` (`embed_edges` of several edges a step, `embed_edge_indices` of one) and
+        optionally which sentences step (`(batch_size,)`; the others keep their state and scores), and
+        `project_nodes(encoded)` `(batch_size, V, d_e)` that both embeddings read.
+        """
+        state = self.initial_state(final_encoder_state)
+        scores = initial_scores
+        projected = self.project_nodes(encoded)
+        positions = self.position_maps(encoded.size(1), encoded.device)
+
+        def step(edge_input: torch.Tensor, active: Optional[torch.BoolTensor] = None) -> Tuple[torch.Tensor, torch.Tensor]:
+            nonlocal state, scores
+            delta, new_state = self.step(state, edge_input, positions)
+            if active is None:
+                state, scores = new_state, scores + delta
+            else:
+                keep = active.unsqueeze(-1)
+                state = (torch.where(keep, new_state[0], state[0]), torch.where(keep, new_state[1], state[1]))
+                scores = torch.where(keep.unsqueeze(-1), scores + delta, scores)
+            return scores, state[0]
+
+        return step, projected
 
     def embed_edge_indices(
         self,

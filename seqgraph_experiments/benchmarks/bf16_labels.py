@@ -8,8 +8,9 @@ in file order, cut into length buckets), and writes the model's own scores again
 and, for a model of the enhanced graph, ELAS and EULAS), how many heads, basic labels and words' DEPS differ
 from the option off, the sentences per second of the model alone (median of interleaved repeats, parsed
 without the gold) and, in those same parses, the seconds of the part that the option changes (`PARTS`, the
-model's methods timed on each model: a gain of a few percent of a parse is smaller than a two-core machine's
-drift between runs, the part's own time shows it) to results/benchmarks/bf16_labels.json (bf16_arcs.json):
+model's and its parts' methods timed on each model: a gain of a few percent of a parse is smaller than a
+two-core machine's drift between runs, the part's own time shows it) to results/benchmarks/bf16_labels.json
+(bf16_arcs.json):
 
     .venv/bin/python benchmarks/bf16_labels.py MODEL.tar.gz data/UD_English-EWT/en_ewt-ud-dev.conllu [--option arcs]
 
@@ -32,9 +33,10 @@ from seqgraph_experiments.instances import forward_in_buckets, read_instances, w
 from seqgraph_experiments.provenance import stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
-# each option's dotted name in the archive's config, and the model's methods that compute its part
+# each option's dotted name in the archive's config, and the methods that compute its part: the model's own, or
+# its parts' (`label_classifier.decode`), timed where the model has that part
 OPTIONS = {"labels": "model.label_bfloat16_inference", "arcs": "model.arc_bfloat16_inference"}
-PARTS = {"labels": ("_decode_labels", "_decode_enhanced_labels"), "arcs": ("_arc_scores",)}
+PARTS = {"labels": ("label_classifier.decode", "enhanced_label_classifier.decode"), "arcs": ("_arc_scores",)}
 SCORES = ("UAS", "LAS", "ELAS", "EULAS")
 
 
@@ -68,8 +70,14 @@ def main() -> None:
     bare = [without_gold(instance) for instance in instances]
     part_totals: Dict[str, float] = {}
     for name, model in models.items():
-        for method in PARTS[args.option]:
-            setattr(model, method, timed(getattr(model, method), part_totals, name))
+        for path in PARTS[args.option]:
+            *owners, method = path.split(".")
+            owner = model
+            for attribute in owners:
+                owner = getattr(owner, attribute, None)
+            # a model of the tree alone has no enhanced label classifier: nothing of it to time
+            if owner is not None:
+                setattr(owner, method, timed(getattr(owner, method), part_totals, name))
     part_seconds: Dict[str, List[float]] = {name: [] for name in models}
     setting_of = {id(model): name for name, model in models.items()}
 

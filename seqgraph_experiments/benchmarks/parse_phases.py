@@ -12,16 +12,17 @@ pass with the word pieces averaged to words (part of `embedding`, counted apart)
 every parse as in a cold `allennlp predict` (the embedder keeps none in memory or on disk here), so the repeats
 time the transformer too.
 
-The phases (`PHASES`) are the model's own methods and the decoders it calls, timed where they are called; the
-CPU computes synchronously, so a phase's wall clock is its cost. `reading` is the dataset reader on the file
-(CoNLL-U parsed, instances built), as `allennlp predict --use-dataset-reader` reads it; `predictor` is what
-`predict_batch_instance` spends outside the model's `forward_on_instances` (the rules over the graph, the
+The phases (`PHASES`) are the model's own methods, its parts' and the decoders they call, timed where they are
+called; the CPU computes synchronously, so a phase's wall clock is its cost. `reading` is the dataset reader on
+the file (CoNLL-U parsed, instances built), as `allennlp predict --use-dataset-reader` reads it; `predictor` is
+what `predict_batch_instance` spends outside the model's `forward_on_instances` (the rules over the graph, the
 outputs); `batching` what `forward_on_instances` spends outside `forward` and `make_output_human_readable`
 (indexing, padding, tensors). Not timed: start-up, and writing the output file (`allennlp predict`'s own).
 Run it on a quiet machine: the timers add little (a few thousand calls), but one run varies by ~10 %.
 """
 import argparse
 import functools
+import importlib
 import statistics
 import time
 from pathlib import Path
@@ -35,20 +36,22 @@ from seqgraph_experiments.results import BENCHMARKS, write_json
 
 RESULT = BENCHMARKS / "enhanced_parse_phases.json"
 BATCH_SIZE = 64
-# name: (where, attribute, what it is); "model" methods are timed on the model, "parser" functions where the
-# model's module calls them
+# name: (where, attribute, what it is); "model" methods are timed on the model, a part's (`tree_phase`,
+# `label_classifier`, ...) on the model's part where it has it, a "module:" function in the module that calls it
 PHASES = {
     "embedding": ("text_field_embedder", None, "the words' and characters' embeddings (the character CNN)"),
     "transformer": ("transformer", None, "a frozen transformer's layers and word-piece averaging, if any"),
     "encoder": ("encoder", None, "the BiLSTM"),
-    "encode": ("model", "_encode", "embedding, encoder and the tree's initial arc scores S_0 (MLPs, biaffine)"),
-    "graph_initial_scores": ("model", "_graph_initial_scores", "the graph phase's own arc scores (MLPs, biaffine)"),
-    "tree_decoder": ("parser", "greedy_valid_decode", "the valid decoder's steps (recurrent updates included)"),
-    "graph_decoder": ("parser", "greedy_graph_decode", "the graph phase's steps until STOP"),
-    "label_representations": ("model", "_label_representations", "the label MLPs"),
-    "basic_labels": ("model", "_decode_labels", "the basic relations' bilinear classifier"),
-    "enhanced_labels": ("model", "_decode_enhanced_labels", "the enhanced labels' bilinear classifier"),
-    "upos": ("model", "_upos_logits", "the UPOS tagger"),
+    "encode": ("model", "encode", "embedding, encoder and the tree's initial arc scores S_0 (MLPs, biaffine)"),
+    "graph_initial_scores": ("model", "graph_initial_scores", "the graph phase's own arc scores (MLPs, biaffine)"),
+    "tree_decoder": ("module:seqgraph_allennlp.models.seqgraph.tree_phase", "greedy_valid_decode",
+                     "the valid decoder's steps (recurrent updates included)"),
+    "graph_decoder": ("module:seqgraph_allennlp.models.seqgraph.graph_phase", "greedy_graph_decode",
+                      "the graph phase's steps until STOP"),
+    "label_representations": ("label_classifier", "representations", "the label MLPs"),
+    "basic_labels": ("label_classifier", "decode", "the basic relations' bilinear classifier"),
+    "enhanced_labels": ("enhanced_label_classifier", "decode", "the enhanced labels' bilinear classifier"),
+    "upos": ("upos_tagger", "logits", "the UPOS tagger"),
     "forward": ("model", "forward", "the model's whole forward pass"),
     "human_readable": ("model", "make_output_human_readable", "the outputs as words and labels"),
     "forward_on_instances": ("model", "forward_on_instances", "batching, forward and outputs"),
@@ -69,25 +72,28 @@ def timed(function: Callable, totals: Dict[str, float], name: str) -> Callable:
 
 def instrument(predictor, totals: Dict[str, float]) -> None:
     """
-    Puts a timer around each of `PHASES`: the model's methods and modules and the predictor's on those
-    instances, the decoders in the parser's module for the whole process (a benchmark's process only).
+    Puts a timer around each of `PHASES`: the model's methods, modules and parts and the predictor's on those
+    instances, the decoders in the parts' modules for the whole process (a benchmark's process only). A part
+    the model has not (`enhanced_label_classifier` of a tree model) is not timed: its phase counts zero.
     """
-    from seqgraph_allennlp.models import seqgraph_parser
-
     model = predictor._model
     for name, (where, attribute, _) in PHASES.items():
         if where == "transformer":
             for embedder in frozen_transformers(model):
                 embedder._matched_embedder.forward = timed(embedder._matched_embedder.forward, totals, name)
-        elif where == "parser":
-            setattr(seqgraph_parser, attribute, timed(getattr(seqgraph_parser, attribute), totals, name))
+        elif where.startswith("module:"):
+            module = importlib.import_module(where[len("module:"):])
+            setattr(module, attribute, timed(getattr(module, attribute), totals, name))
         elif where == "predictor":
             setattr(predictor, attribute, timed(getattr(predictor, attribute), totals, name))
+        elif where == "model":
+            setattr(model, attribute, timed(getattr(model, attribute), totals, name))
         elif attribute is None:
             module = getattr(model, where)
             module.forward = timed(module.forward, totals, name)
-        else:
-            setattr(model, attribute, timed(getattr(model, attribute), totals, name))
+        elif getattr(model, where, None) is not None:
+            part = getattr(model, where)
+            setattr(part, attribute, timed(getattr(part, attribute), totals, name))
 
 
 def frozen_transformers(model) -> List[torch.nn.Module]:

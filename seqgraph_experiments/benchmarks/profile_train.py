@@ -24,14 +24,14 @@ from seqgraph_experiments import ROOT
 
 # inclusive share of the samples under the training step, by frame (function name, file)
 FRAMES = [
-    ("_encode", "seqgraph_parser.py"),
+    ("encode", "models/seqgraph_parser.py"),
     ("forward", "fused_bilstm.py"),
     ("_forward", "text_field_embedder.py"),
-    ("_roll_in", "seqgraph_parser.py"),
+    ("run_roll_in", "tree_phase.py"),
     ("unroll", "recurrent_weight.py"),
-    ("_learning_to_search_loss", "seqgraph_parser.py"),
-    ("_head_selection_loss", "seqgraph_parser.py"),
-    ("_label_logits", "seqgraph_parser.py"),
+    ("loss", "tree_phase.py"),
+    ("head_selection_loss", "structs/losses.py"),
+    ("logits", "seqgraph/labels.py"),
     ("backward", "_tensor.py"),
     ("step", "adam.py"),
 ]
@@ -63,7 +63,7 @@ def time_phases() -> None:
     """Wraps the parts of a training step with timers that add to `PHASES`."""
     from allennlp.modules.text_field_embedders import BasicTextFieldEmbedder
 
-    from seqgraph_allennlp.models.seqgraph_parser import SeqGraphParser
+    from seqgraph_allennlp.models.seqgraph.tree_phase import TreePhase
     from seqgraph_allennlp.modules.fused_bilstm import FusedBiLstm
     from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
 
@@ -80,9 +80,9 @@ def time_phases() -> None:
 
     wrap(BasicTextFieldEmbedder, "forward", "forward: embeddings")
     wrap(FusedBiLstm, "forward", "forward: BiLSTM")
-    wrap(SeqGraphParser, "_roll_in", "forward: roll-in (no gradients)")
+    wrap(TreePhase, "run_roll_in", "forward: roll-in (no gradients)")
     wrap(RecurrentWeight, "unroll", "forward: unroll (all states' score updates)")
-    wrap(SeqGraphParser, "_learning_to_search_loss", "forward: learning-to-search loss (roll-in, unroll included)")
+    wrap(TreePhase, "loss", "forward: learning-to-search loss (roll-in, unroll included)")
 
 
 def train_batches(trainer_model, optimizer, batches, grad_norm):
