@@ -36,7 +36,8 @@ from seqgraph_allennlp.common.conllu import (
     parse_string,
     read_sentences,
 )
-from seqgraph_allennlp.common.enhanced import PATH_SEPARATOR, enhanced_graph, format_deps
+from seqgraph_allennlp.common.deps import PATH_SEPARATOR, format_deps
+from seqgraph_allennlp.common.enhanced import enhanced_graph
 from seqgraph_allennlp.common.scoring import count_enhanced_files, enhanced_scores
 from seqgraph_experiments import RESULTS, ROOT
 from seqgraph_experiments.provenance import sha256, stamp

@@ -1,7 +1,7 @@
 """
 Checks the writing of collapsed enhanced graphs (`seqgraph_allennlp.common.conllu.format_sentence` with an
 `EnhancedGraph`, its path labels such as `3:conj>nsubj` written back as empty nodes by
-`seqgraph_allennlp.common.enhanced.expand_paths`) on UD_English-EWT train, dev and test. Writes
+`seqgraph_allennlp.common.deps.expand_paths`) on UD_English-EWT train, dev and test. Writes
 results/enhanced/expand_check.json.
 
     .venv/bin/python scripts/check_expand.py
@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Dict, List
 
 from seqgraph_allennlp.common.conllu import DEPS_COLUMN, format_sentence, is_empty_node_line, read_sentences
-from seqgraph_allennlp.common.enhanced import PATH_SEPARATOR, enhanced_graph
+from seqgraph_allennlp.common.deps import PATH_SEPARATOR
+from seqgraph_allennlp.common.enhanced import enhanced_graph
 from seqgraph_experiments import RESULTS, ROOT
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import write_json

@@ -1,6 +1,6 @@
 """
 The enhanced UD layer (`seqgraph_allennlp.common.enhanced`): DEPS read, checked, collapsed over empty nodes as
-the UD tools' `enhanced_collapse_empty_nodes.pl` does, written back; ELAS and EULAS
+the UD tools' `enhanced_collapse_empty_nodes.pl` does, written back (`seqgraph_allennlp.common.deps`); ELAS and EULAS
 (`seqgraph_allennlp.common.scoring`) by udeval and by this project's own count; UD validation of the output.
 """
 import json
@@ -20,7 +20,8 @@ from seqgraph_allennlp.common.conllu import (
     parse_string,
     read_sentences,
 )
-from seqgraph_allennlp.common.enhanced import enhanced_graph, expand_paths, format_deps, universal_enhanced_label
+from seqgraph_allennlp.common.deps import expand_paths, format_deps
+from seqgraph_allennlp.common.enhanced import enhanced_graph, universal_enhanced_label
 from seqgraph_allennlp.common.scoring import (
     count_enhanced_files,
     enhanced_report,

@@ -25,7 +25,7 @@ read, except DEPS: the enhanced graph (DEPS and the empty nodes, which exist onl
 DEPS is written `_` and the input's empty-node lines are left out unless the caller gives a predicted
 enhanced graph or asks for the input's own with `KEEP_DEPS` (`format_gold`). A predicted graph has its
 empty nodes collapsed into path labels (`3:conj>nsubj`), which UD does not allow: it is written with each
-path as new empty nodes (`enhanced.expand_paths`), valid UD that collapses back into the same graph.
+path as new empty nodes (`deps.expand_paths`), valid UD that collapses back into the same graph.
 
 Line endings are normalised: `\\r\\n` and lone `\\r` read as `\\n`, and everything written ends lines with
 `\\n`. A UTF-8 byte-order mark at the start of a file is dropped. Apart from these two normalisations (and
@@ -40,6 +40,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Un
 from conllu.exceptions import ParseException
 from conllu.parser import parse_comment_line, parse_id_value, parse_int_value
 
+from seqgraph_allennlp.common.deps import expand_paths, format_deps
 from seqgraph_allennlp.common.errors import SeqGraphError
 
 NUM_COLUMNS = 10
@@ -463,9 +464,6 @@ def format_sentence(
     # the empty-node lines to write after each word (0: before the first token line)
     empty_node_lines: Dict[int, List[str]] = {}
     if not keep_deps and deps is not None:
-        # enhanced.py imports this module
-        from seqgraph_allennlp.common.enhanced import expand_paths, format_deps
-
         if collapsed:
             deps_column = [format_deps(edges) for edges in deps]  # type: ignore[union-attr]
         else:

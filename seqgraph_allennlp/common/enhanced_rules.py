@@ -29,7 +29,8 @@ The rule, as UD English-EWT's enhanced layer is built (counted on its training s
 """
 from typing import Dict, List, Optional, Sequence, Set
 
-from seqgraph_allennlp.common.enhanced import PATH_SEPARATOR, EnhancedGraph
+from seqgraph_allennlp.common.deps import PATH_SEPARATOR
+from seqgraph_allennlp.common.enhanced import EnhancedGraph
 
 # each relation whose subtype is lexical, and the basic relations of its markers, in order of preference
 MARKERS: Dict[str, Sequence[str]] = {
