@@ -13,7 +13,7 @@ PIP := $(BIN)/pip install --quiet --disable-pip-version-check
 # NLTK looks here (sys.prefix/nltk_data) before anywhere else.
 NLTK_PUNKT := $(VENV)/nltk_data/tokenizers/punkt
 
-.PHONY: install english english-model test demo clean
+.PHONY: install english english-model model test demo clean
 
 install: $(STAMP)
 
@@ -50,6 +50,12 @@ english: install
 # The model: models/english/model.tar.gz (see scripts/english_model.sh).
 english-model: install
 	bash scripts/english_model.sh
+
+# A segmenter and a parser for any UD treebank folder (its *-ud-train/dev/test.conllu), the segmenter inside
+# the parser's archive, then the test scores from gold tokens and from raw text (scripts/treebank_model.sh):
+# make model TREEBANK=data/UD_Welsh-CCG [PARSER_CONFIG=coach_valid] [MODEL_DIR=models/UD_Welsh-CCG]
+model: install
+	bash scripts/treebank_model.sh
 
 test: install
 	$(BIN)/python -m pytest -q tests

@@ -123,8 +123,9 @@ class Parser:
     Parses with a trained `seqgraph_parser` archive (or a `conll18_biaffine_parser` one) in Python.
 
     `parse(text)` takes raw text (a string: tokenised and split into sentences as the predictor does
-    with `{"text": ...}`), one sentence as a list of words, or a list of such lists; `parse_conllu` takes a
-    CoNLL-U file or string. Both return a `ParseResult`, a list of `Sentence`s. Input that cannot be parsed
+    with `{"text": ...}`), one sentence as a list of words, or a list of such lists; `parse_texts` several
+    raw texts at once; `parse_conllu` a CoNLL-U file or string. Each returns a `ParseResult`, a list of
+    `Sentence`s. Input that cannot be parsed
     at all (an empty text, a word that is not a string, a malformed CoNLL-U file) raises a
     `seqgraph_allennlp.common.errors.SeqGraphError` with a one-line message; a sentence too long for the
     model comes back with `error` set and no heads.
@@ -145,6 +146,9 @@ class Parser:
     overwrite_upos : `bool`, optional (default = `False`)
         With a model with a UPOS tagger, give each word the predicted UPOS even where CoNLL-U input has its
         own (the predictor's `overwrite_upos`); by default the input's UPOS is kept and only `_` is filled.
+    segmenter : `str`, optional (default = `None`)
+        How raw text is split (the predictor's `segmenter`): `"learned"`, the segmenter the archive carries;
+        `"rules"`, spaCy's rules; `None`, the archive's segmenter where it carries one, else the rules.
     """
 
     def __init__(
@@ -155,6 +159,7 @@ class Parser:
         language: Optional[str] = None,
         batch_size: int = 1024,
         overwrite_upos: bool = False,
+        segmenter: Optional[str] = None,
     ) -> None:
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
@@ -162,8 +167,9 @@ class Parser:
         self._dataset_reader = dataset_reader
         self._tau = tau
         self._overwrite_upos = overwrite_upos
+        self._segmenter = segmenter
         self.batch_size = batch_size
-        # checks tau, language and overwrite_upos now rather than at the first call
+        # checks tau, language, overwrite_upos and segmenter now rather than at the first call
         self.language = self._predictor(language).language
 
     @classmethod
@@ -175,12 +181,14 @@ class Parser:
         language: Optional[str] = None,
         batch_size: int = 1024,
         overwrite_upos: bool = False,
+        segmenter: Optional[str] = None,
     ) -> "Parser":
         """
         Loads `model.tar.gz` (as written by `allennlp train`) once, onto `cuda_device` (`-1`: the CPU).
         """
         archive = load_archive(str(archive_path), cuda_device=cuda_device)
-        return cls(archive.model, archive.validation_dataset_reader, tau, language, batch_size, overwrite_upos)
+        return cls(archive.model, archive.validation_dataset_reader, tau, language, batch_size, overwrite_upos,
+                   segmenter)
 
     def _predictor(self, language: Optional[str] = None) -> SeqGraphParserPredictor:
         # a fresh predictor per call (cheap: the model and the tokeniser are shared), so that the
@@ -192,6 +200,7 @@ class Parser:
             tau=self._tau,
             language=getattr(self, "language", None) if language is None else language,
             overwrite_upos=self._overwrite_upos,
+            segmenter=self._segmenter,
         )
 
     # Parsing
@@ -234,6 +243,31 @@ class Parser:
             for record, output in zip(batch, predictor.predict_batch_json(batch)):
                 result.append(_sentence(output, record["words"]))
         return result
+
+    def parse_texts(self, texts: Sequence[str]) -> List[ParseResult]:
+        """
+        Parses several raw texts (documents) in one run, a `ParseResult` each: the texts are split together
+        (a learned segmenter reads them in one pass) and their sentences parsed in calls of `batch_size`,
+        so many short texts parse as fast as one long one (`parse` on each would call the model once per
+        text). Sentences are numbered through the texts, as one `allennlp predict` run over them numbers
+        them. An empty text, or one that is not a string, raises `InputError` naming it.
+        """
+        if isinstance(texts, str) or not isinstance(texts, (list, tuple)):
+            raise InputError(f"parse_texts() takes a list of strings, got {type(texts).__name__}")
+        for number, text in enumerate(texts, start=1):
+            if not isinstance(text, str):
+                raise InputError(f"text {number}: parse_texts() takes strings, got {type(text).__name__}")
+            if not text.strip():
+                raise InputError(f'text {number}: empty text: "text" has no words')
+        predictor = self._predictor()
+        prepared = predictor.prepare_batch_json([{"text": text} for text in texts])
+        outputs = predictor.predict_prepared([prepared], self.batch_size)[0]
+        results = []
+        for number, output in enumerate(outputs, start=1):
+            if "error" in output:
+                raise InputError(f"text {number}: {output['error']}")
+            results.append(ParseResult(_sentence(sentence) for sentence in output["sentences"]))
+        return results
 
     def parse_conllu(self, path_or_string: Union[str, "os.PathLike[str]"]) -> ParseResult:
         """

@@ -1,7 +1,7 @@
 """
 Parsing from raw text, scored against a UD treebank: the text of each document is rebuilt from the gold
-file's `# text` lines (paragraphs separated by a blank line, as UD's raw text files are), parsed with
-`seqgraph_allennlp.Parser` (the tokeniser and sentence splitter of `{"text": ...}` input, then the model),
+file's `# text` lines (paragraphs separated by a blank line, as UD's raw text files are), parsed all
+together with `seqgraph_allennlp.Parser.parse_texts` (the model's segmenter, or the rules, then the model),
 and the CoNLL-U output is scored with the CoNLL 2018 shared task's evaluation (`udtools.udeval`), which
 aligns the system's words to the gold ones: Tokens, Sentences, Words, UPOS (for a model with a tagger),
 UAS and LAS F1. The same model on the gold tokenisation is scored too, so the cost of tokenising shows.
@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Dict
+
+from allennlp.models.archival import load_archive
 
 from seqgraph_allennlp import Parser
 from seqgraph_allennlp.common.conllu import read_sentences
@@ -41,6 +43,9 @@ def main() -> None:
     parser.add_argument("--name", required=True, help="results/raw_text/NAME.json")
     parser.add_argument("--language", default=None, help="the tokeniser's language (default: the model's)")
     parser.add_argument("--out-dir", type=Path, default=OUT, help="where NAME.json goes (default: results/raw_text)")
+    parser.add_argument("--segmenter", action="append", choices=("learned", "rules"),
+                        help="how raw text is split, one row each (repeat for both; default: both where the "
+                             "archive carries a segmenter, else the rules)")
     parser.add_argument("--layout", default="paragraphs", choices=LAYOUTS,
                         help="how the raw text is rebuilt (seqgraph_experiments.raw_text; default: %(default)s)")
     args = parser.parse_args()
@@ -49,24 +54,27 @@ def main() -> None:
     if any(sentence.text is None for sentence in sentences):
         sys.exit(f"error: {args.gold}: every sentence needs a # text line")
     texts = layout_texts(documents(sentences), args.layout)
-    model = Parser.from_archive(args.model, language=args.language)
-
-    start = time.perf_counter()
-    raw_output = "".join(model.parse(text).to_conllu() for text in texts)
-    raw_seconds = time.perf_counter() - start
+    archive = load_archive(str(args.model))
+    carries = getattr(archive.model, "segmenter", None) is not None
+    segmenters = args.segmenter or (["learned", "rules"] if carries else ["rules"])
+    rows = []
+    for segmenter in segmenters:
+        model = Parser(archive.model, archive.validation_dataset_reader, language=args.language, segmenter=segmenter)
+        start = time.perf_counter()
+        raw_output = "".join(result.to_conllu() for result in model.parse_texts(texts))
+        raw_seconds = time.perf_counter() - start
+        raw_scores = score(args.gold, raw_output)
+        # UPOS: predicted only by a model with a tagger (else "_", scored 0)
+        tagged = any(line.split("\t")[3] != "_" for line in raw_output.splitlines() if line and line[0].isdigit())
+        raw_scores["UPOS"] = raw_scores["UPOS"] if tagged else None
+        name = "learned segmenter" if segmenter == "learned" else f"spaCy rules ({model.language})"
+        rows.append({"input": f"raw text ({args.layout}), {name}", **raw_scores, "seconds": round(raw_seconds, 1)})
     start = time.perf_counter()
     gold_output = model.parse_conllu(args.gold).to_conllu()
     gold_seconds = time.perf_counter() - start
-
-    raw_scores, gold_scores = score(args.gold, raw_output), score(args.gold, gold_output)
-    # UPOS: predicted only by a model with a tagger (else "_", scored 0); on gold tokens the gold column stays
-    tagged = any(line.split("\t")[3] != "_" for line in raw_output.splitlines() if line and line[0].isdigit())
-    raw_scores["UPOS"] = raw_scores["UPOS"] if tagged else None
-    gold_scores["UPOS"] = None
-    rows = [
-        {"input": f"raw text ({args.layout})", **raw_scores, "seconds": round(raw_seconds, 1)},
-        {"input": "gold tokenisation", **gold_scores, "seconds": round(gold_seconds, 1)},
-    ]
+    # on gold tokens the gold UPOS column stays: not scored
+    rows.append({"input": "gold tokenisation", **score(args.gold, gold_output), "UPOS": None,
+                 "seconds": round(gold_seconds, 1)})
     for row in rows:
         print("  ".join(f"{key} {value}" for key, value in row.items()), file=sys.stderr)
     result = {

@@ -484,12 +484,15 @@ def raw_text_table(result: Dict) -> List[str]:
     def cell(value) -> str:
         return "—" if value is None else f"{value:.2f}"
 
+    # rows before the learned segmenter were all split by the rules and do not say so
+    splitters = ("split by the learned segmenter that the archive carries or by spaCy's rules, as each row says"
+                 if any("," in row["input"] for row in result["rows"]) else "split by spaCy's rules")
     lines = [
         f"## Raw text: parsing ({result['name']})",
         "",
         f"From `results/raw_text/{result['name']}.json`: `{result['model']['path']}` parses `{result['gold']['path']}` "
         f"({result['gold']['sentences']} sentences) from its raw text (rebuilt from the `# text` lines, "
-        f"{result['gold']['texts']} texts; the predictor's tokeniser and sentence splitter) and from the gold "
+        f"{result['gold']['texts']} texts; {splitters}) and from the gold "
         "tokenisation; scored with the CoNLL 2018 evaluation (`udtools.udeval`, system words aligned to gold "
         f"ones), F1 in %. UPOS only for a model with a tagger. {result['machine']['cpu_cores']} CPU cores, "
         f"{result['date'][:10]}, commit {result['git_commit'][:10]}.",
@@ -503,6 +506,53 @@ def raw_text_table(result: Dict) -> List[str]:
         ) + f" | {row['seconds']:.1f} |")
     lines += ["", "Made with:", "", f"    .venv/bin/python {result['command']}", ""]
     return lines
+
+
+def segmentation_table(paths: List[Path]) -> List[str]:
+    """The section of results/segmentation/*.json, written by scripts/segmenter_eval.py: one row per
+    treebank, splitter and layout."""
+    if not paths:
+        return []
+    results = [read_json(path) for path in paths]
+    lines = [
+        "## Raw text: segmentation",
+        "",
+        "From `results/segmentation/*.json` (`bash scripts/segmenter_rows.sh`): the raw text of each test file, "
+        "rebuilt from its `# text` lines (`paragraphs`: each document with a blank line between paragraphs; "
+        "`running`: each document on one line), split by the segmenter learned from the treebank "
+        "(`training_config/segmenter.jsonnet`) and by spaCy's rules (the splitter of an archive without a "
+        "segmenter), scored against the gold tokens, words and sentences with the CoNLL 2018 evaluation "
+        "(`udtools.udeval`), F1 in %. Multiword tokens: found / in the gold file. sent/s: the test file's "
+        "sentences over the splitter's time in one process after loading (not a cold start); — where other jobs "
+        "shared the machine.",
+        "",
+        "| test file | trained on | splitter | layout | Tokens | Sentences | Words | multiword tokens | sent/s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for result in results:
+        trained_on = result["segmenter"]["trained_on"]
+        short = "dev (90 %), no train file" if "no train file" in trained_on else "train"
+        for row in result["rows"]:
+            lines.append(
+                f"| {result['name']} | {short if row['segmenter'] == 'learned' else '—'} | {row['segmenter']} | "
+                f"{row['layout']} | {row['Tokens']:.2f} | {row['Sentences']:.2f} | {row['Words']:.2f} | "
+                f"{row['multiword_tokens']} / {result['gold']['multiword_tokens']} | "
+                + (f"{row['sentences_per_second']:.0f} |" if result.get("timed_on_a_quiet_machine", True) else "— |")
+            )
+    lines += [""]
+    for result in results:
+        lines.append(
+            f"- {result['name']}: `{result['gold']['path']}` ({result['gold']['sentences']} sentences), the "
+            f"segmenter trained on {result['segmenter']['trained_on']}; {machine_text(result['machine'])}, "
+            f"{'' if result['machine'].get('native_bfloat16') else 'no '}native bfloat16, {result['date'][:10]}, "
+            f"commit {result['git_commit'][:10]}; "
+            f"`.venv/bin/python {result['command']}`"
+            + (f"; a cold `allennlp predict` of the segmenter over the file: {cold} s" if (cold := next(
+                (row.get("cold_predict_seconds") for row in result["rows"] if row.get("cold_predict_seconds")), None))
+               and result.get("timed_on_a_quiet_machine", True) else "")
+            + "."
+        )
+    return lines + [""]
 
 
 # how a paired bootstrap with enhanced graphs scores them
@@ -868,6 +918,7 @@ def write_report(results_dir: Path = RESULTS, report: Path = REPORT) -> None:
         lines += english_speed_table(read_json(english_speed_path))
     for tokenisation_path in sorted((results_dir / "tokenisation").glob("*.json")):
         lines += tokenisation_table(read_json(tokenisation_path))
+    lines += segmentation_table(sorted((results_dir / "segmentation").glob("*.json")))
     for raw_text_path in sorted((results_dir / "raw_text").glob("*.json")):
         lines += raw_text_table(read_json(raw_text_path))
     for significance_path in sorted((results_dir / "significance").glob("*.json")):

@@ -70,6 +70,26 @@ def test_parse_text(parser):
         result[0].words[0].head = 3  # type: ignore[misc]
 
 
+def test_parse_texts_parses_each_text_as_parse_does(parser):
+    results = parser.parse_texts(list(TEXTS))
+    assert len(results) == len(TEXTS)
+    for text, result in zip(TEXTS, results):
+        alone = parser.parse(text)
+        assert [sentence.text for sentence in result] == [sentence.text for sentence in alone]
+        assert [[(word.form, word.head, word.deprel) for word in sentence.words] for sentence in result] == \
+            [[(word.form, word.head, word.deprel) for word in sentence.words] for sentence in alone]
+        for sentence in result:
+            assert_parsed(sentence)
+    # numbered through the texts, as one `allennlp predict` run over them
+    sent_ids = [sentence.sent_id for result in results for sentence in result]
+    assert sent_ids == [str(number) for number in range(1, len(sent_ids) + 1)]
+    for value, message in [("a text", "takes a list of strings, got str"), (["ok", 3], "text 2: .*got int"),
+                           (["ok", " \n"], 'text 2: empty text')]:
+        with pytest.raises(InputError, match=message):
+            parser.parse_texts(value)
+    assert parser.parse_texts([]) == []
+
+
 def test_the_same_as_the_predictor(trained_model_archive, parser):
     predictor = Predictor.from_archive(load_archive(trained_model_archive), "seqgraph_parser")
     for text in TEXTS:

@@ -3,6 +3,7 @@ evaluates on the test file, and a second run neither trains again nor loses the 
 import json
 import os
 import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,7 @@ def test_english_model_script_trains_evaluates_and_keeps_a_trained_model(tmp_pat
     model_dir = tmp_path / "english"
     env = {**os.environ, "ENGLISH_CONFIG": "fixtures/configs/coach_valid.jsonnet", "ENGLISH_MODEL_DIR": str(model_dir),
            "ENGLISH_TEST": "fixtures/conllu/en_heldout.conllu", "ENGLISH_EPOCHS": "2", "ENGLISH_PATIENCE": "1",
+           "SEGMENTER_CONFIG": "fixtures/configs/segmenter.jsonnet",
            "OMP_NUM_THREADS": "1"}
     first = run_script(env)
     assert first.returncode == 0, first.stderr[-3000:]
@@ -51,6 +53,13 @@ def test_english_model_script_trains_evaluates_and_keeps_a_trained_model(tmp_pat
     assert test_metrics["LAS"] == pytest.approx(sum(right_both) / len(gold), abs=1e-9)
     assert 0 < test_metrics["loss"] < 100
     assert "english-model: fixtures/configs/coach_valid.jsonnet in" in first.stdout
+    # the segmenter, trained after the parser, is inside its archive, and raw text was parsed with both splitters
+    with tarfile.open(model_dir / "model.tar.gz") as archive_file:
+        assert "segmenter.tar.gz" in archive_file.getnames()
+    raw_rows = json.loads((model_dir / "raw_text.json").read_text())["rows"]
+    assert [row["input"] for row in raw_rows] == [
+        "raw text (paragraphs), learned segmenter", "raw text (paragraphs), spaCy rules (en)", "gold tokenisation"]
+    assert "learned segmenter" in first.stdout and "Tokens" in first.stdout
     archive = model_dir / "model.tar.gz"
     trained_at = archive.stat().st_mtime_ns
     second = run_script(env)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from seqgraph_allennlp import Parser
 from seqgraph_allennlp.common.scoring import score_files
+from seqgraph_allennlp.segmentation.archive import attach_segmenter
 from seqgraph_experiments.report import raw_text_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,7 +26,8 @@ def test_raw_text_and_gold_tokens_are_scored(trained_model_archive, tmp_path):
     assert completed.returncode == 0, completed.stderr
     result = json.loads((tmp_path / "fixture.json").read_text())
     raw, gold = result["rows"]
-    assert raw["input"] == "raw text (paragraphs)" and gold["input"] == "gold tokenisation"
+    # an archive without a segmenter: spaCy's rules only
+    assert raw["input"] == "raw text (paragraphs), spaCy rules (en)" and gold["input"] == "gold tokenisation"
     # gold tokens: every word aligned, and UAS / LAS as the project's own scorer counts them
     assert gold["Tokens"] == gold["Words"] == gold["Sentences"] == 100.0
     predicted = tmp_path / "predicted.conllu"
@@ -40,3 +42,20 @@ def test_raw_text_and_gold_tokens_are_scored(trained_model_archive, tmp_path):
     section = "\n".join(raw_text_table(result))
     assert "## Raw text: parsing (fixture)" in section
     assert f"| gold tokenisation | 100.00 | 100.00 | 100.00 | — | {gold['UAS']:.2f} | {gold['LAS']:.2f} |" in section
+
+
+def test_an_archive_with_a_segmenter_gets_a_row_for_each_splitter(trained_model_archive, segmenter_archive, tmp_path):
+    archive = tmp_path / "with_segmenter.tar.gz"
+    attach_segmenter(str(trained_model_archive), str(segmenter_archive), str(archive))
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "raw_text_eval.py"), str(archive), str(GOLD),
+         "--name", "fixture", "--out-dir", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    assert completed.returncode == 0, completed.stderr
+    learned, rules, gold = json.loads((tmp_path / "fixture.json").read_text())["rows"]
+    assert learned["input"] == "raw text (paragraphs), learned segmenter"
+    assert rules["input"] == "raw text (paragraphs), spaCy rules (en)"
+    assert gold["Words"] == 100.0
+    for row in (learned, rules):
+        assert 0 < row["Words"] <= 100 and row["UAS"] <= row["Words"]

@@ -243,7 +243,7 @@ def test_the_make_targets_and_paths_it_names_exist():
     assert "\nOUT=demo_out\nMODEL_DIR=$OUT/model\nMODEL=$MODEL_DIR/model.tar.gz\n" in demo
     english = (ROOT / "scripts" / "english_model.sh").read_text(encoding="utf-8")
     assert "MODEL_DIR=${ENGLISH_MODEL_DIR:-models/english}" in english
-    assert '"$MODEL_DIR/model.tar.gz"' in english
+    assert '"$MODEL_DIR/model.tar.gz"' in (ROOT / "scripts" / "treebank_model.sh").read_text(encoding="utf-8")
     assert "CONFIG=${ENGLISH_CONFIG:-coach_valid_mpnet}" in english
     text = " ".join(readme().split())
     assert re.search(rf"^make demo +# a small English parser, in minutes: {re.escape(README_MODEL)}$", readme(),

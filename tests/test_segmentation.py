@@ -190,6 +190,27 @@ def test_reader_cuts_each_document_into_windows_with_labels_and_features():
     assert sorted(counted) == sorted(gold)
 
 
+def test_a_small_file_is_read_again_with_shifted_windows_up_to_min_characters():
+    once = list(SegmenterUDReader(window_length=16, paragraph_separators=[" "]).read(SMALL))
+    length = sum(len(instance["characters"].tokens) for instance in once)
+    # three passes: the text three times over, the second's windows shifted by 16 // 3, the third's by 2 * 16 // 3
+    reader = SegmenterUDReader(window_length=16, paragraph_separators=[" "], min_characters=2 * length + 1)
+    instances = list(reader.read(SMALL))
+
+    def text(instance) -> str:
+        return "".join(" " if token.text == "U+0020" else token.text for token in instance["characters"].tokens)
+
+    assert sum(len(instance["characters"].tokens) for instance in instances) == 3 * length
+    first_pass, rest = instances[: len(once)], instances[len(once):]
+    assert [text(instance) for instance in first_pass] == [text(instance) for instance in once]
+    assert [len(instance["characters"].tokens) for instance in rest[:2]] == [16 // 3, 16]
+    assert text(rest[0]) + text(rest[1]) == text(once[0]) + text(once[1])[: 16 // 3]
+    # each pass counts each multiword token once
+    counted = [pair for instance in instances for pair in instance["metadata"]["multiword_tokens"]]
+    assert len(counted) == 3 * sum(len(instance["metadata"]["multiword_tokens"]) for instance in once)
+    assert len(list(SegmenterUDReader(window_length=16, min_characters=1).read(SMALL))) == len(once)
+
+
 def test_reader_draws_paragraph_separators_from_those_given():
     reader = SegmenterUDReader(window_length=10_000, paragraph_separators=[" "])
     text = "".join(token.text for token in next(iter(reader.read(SMALL)))["characters"].tokens)

@@ -10,7 +10,8 @@ local num_features = 12;  // seqgraph_allennlp.segmentation.features.NUM_FEATURE
 {
   train_data_path: std.extVar('TRAIN_DATA_PATH'),
   validation_data_path: std.extVar('VALIDATION_DATA_PATH'),
-  dataset_reader: { type: 'segmenter_ud', window_length: 256 },
+  // a treebank smaller than 500,000 characters is read several times an epoch, its windows shifted
+  dataset_reader: { type: 'segmenter_ud', window_length: 256, min_characters: 500000 },
   validation_dataset_reader: { type: 'segmenter_ud', window_length: 256, paragraph_separators: ['\n\n'] },
   model: {
     type: 'segmenter',

@@ -18,7 +18,13 @@ from allennlp.data.tokenizers import Token
 from seqgraph_allennlp.common.conllu import read_sentences
 from seqgraph_allennlp.segmentation.documents import documents
 from seqgraph_allennlp.segmentation.features import character_features, character_token
-from seqgraph_allennlp.segmentation.labels import MULTIWORD_END, MULTIWORD_SENTENCE_END, text_labels
+from seqgraph_allennlp.segmentation.labels import (
+    MULTIWORD_END,
+    MULTIWORD_SENTENCE_END,
+    gold_tokens,
+    sentence_text,
+    text_labels,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -30,8 +36,8 @@ class SegmenterUDReader(DatasetReader):
     """
     Reads a CoNLL-U treebank as its raw text: each document's paragraphs (`# newdoc`, `# newpar`; a file
     without them is one paragraph) rebuilt from their tokens and `SpaceAfter=No`, as UD's raw text files
-    are, and cut into windows of `window_length` characters that do not overlap. Each window is an
-    instance:
+    are, and cut into windows of `window_length` characters that do not overlap; a small file is read
+    several times (`min_characters`). Each window is an instance:
 
     * `characters`: a `TextField` of its characters, one token each (namespace `characters`);
     * `features`: `(window_length, NUM_FEATURES)` case and Unicode-category features of each character;
@@ -47,6 +53,11 @@ class SegmenterUDReader(DatasetReader):
         What stands between two paragraphs of a document, drawn for each gap (with `seed`): a blank line as
         in UD's raw text files, a space as in running text, so that the segmenter does not count on blank
         lines to end sentences.
+    min_characters : `int`, optional (default = `0`)
+        Read the file's text as many times as it takes to give at least this many characters (once at
+        least), each pass with its windows shifted by `window_length / passes` and its paragraph separators
+        drawn again: a small treebank then gives an epoch as many updates as a large one, over windows that
+        are not the same ones repeated. Training only: a validation reader keeps `0`.
     seed : `int`, optional (default = `13`)
     token_indexers : `Dict[str, TokenIndexer]`, optional
         Default: one `SingleIdTokenIndexer` over the `characters` namespace.
@@ -56,6 +67,7 @@ class SegmenterUDReader(DatasetReader):
         self,
         window_length: int = 256,
         paragraph_separators: Sequence[str] = ("\n\n", " "),
+        min_characters: int = 0,
         seed: int = 13,
         token_indexers: Optional[Dict[str, TokenIndexer]] = None,
         **kwargs,
@@ -67,26 +79,36 @@ class SegmenterUDReader(DatasetReader):
             raise ValueError(f"paragraph_separators must be whitespace, got {paragraph_separators!r}")
         self.window_length = window_length
         self.paragraph_separators = tuple(paragraph_separators)
+        self.min_characters = min_characters
         self.seed = seed
         self.token_indexers = token_indexers or {"characters": SingleIdTokenIndexer(namespace=CHARACTERS)}
 
     def _read(self, file_path: str) -> Iterator[Instance]:
         local_path = cached_path(file_path)
+        docs = documents(read_sentences(local_path, display_path=file_path))
         generator = random.Random(self.seed)
-        for document in documents(read_sentences(local_path, display_path=file_path)):
-            text, labels, multiword_tokens = text_labels(
-                document, lambda _: generator.choice(self.paragraph_separators)
-            )
-            # each multiword token goes with the window where it ends
-            ends = numpy.flatnonzero(numpy.isin(labels, (MULTIWORD_END, MULTIWORD_SENTENCE_END)))
-            multiword = [(end, (token.form, token.words)) for end, token in zip(ends.tolist(), multiword_tokens)]
-            for start in range(0, len(text), self.window_length):
-                stop = min(start + self.window_length, len(text))
-                yield self.text_to_instance(
-                    text[start:stop],
-                    labels[start:stop],
-                    [pair for end, pair in multiword if start <= end < stop],
+        length = sum(len(sentence_text(gold_tokens(sentence)))
+                     for document in docs for paragraph in document for sentence in paragraph)
+        passes = max(1, -(-self.min_characters // max(1, length)))
+        if passes > 1:
+            logger.info("%s: %d characters, read %d times (min_characters %d)", file_path, length, passes,
+                        self.min_characters)
+        for number in range(passes):
+            offset = (number * self.window_length) // passes
+            for document in docs:
+                text, labels, multiword_tokens = text_labels(
+                    document, lambda _: generator.choice(self.paragraph_separators)
                 )
+                # each multiword token goes with the window where it ends
+                ends = numpy.flatnonzero(numpy.isin(labels, (MULTIWORD_END, MULTIWORD_SENTENCE_END)))
+                multiword = [(end, (token.form, token.words)) for end, token in zip(ends.tolist(), multiword_tokens)]
+                starts = sorted({0, *range(offset, len(text), self.window_length)})
+                for start, stop in zip(starts, starts[1:] + [len(text)]):
+                    yield self.text_to_instance(
+                        text[start:stop],
+                        labels[start:stop],
+                        [pair for end, pair in multiword if start <= end < stop],
+                    )
 
     def text_to_instance(  # type: ignore[override]
         self,
