@@ -77,6 +77,9 @@ def main() -> None:
     parser.add_argument("segmenter", type=Path, help="a trained segmenter archive (model.tar.gz)")
     parser.add_argument("gold", type=Path, help="a UD CoNLL-U file with # text lines")
     parser.add_argument("--name", required=True, help="results/segmentation/NAME.json")
+    parser.add_argument("--out-dir", type=Path, default=OUT,
+                        help="where NAME.json goes (default: results/segmentation, the rows of docs/RESULTS.md; "
+                             "variants of a treebank's segmenter go to results/segmentation/variants)")
     parser.add_argument("--language", required=True, help="the language of spaCy's rules to compare with")
     parser.add_argument("--trained-on", required=True, help="what the segmenter was trained on, for the record")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold allennlp predict timing")
@@ -127,7 +130,7 @@ def main() -> None:
         "timed_on_a_quiet_machine": not args.shared_machine,
         **stamp("scripts/segmenter_eval.py"),
     }
-    print(f"wrote {write_json(OUT / f'{args.name}.json', result)}")
+    print(f"wrote {write_json(args.out_dir / f'{args.name}.json', result)}")
 
 
 if __name__ == "__main__":
