@@ -5,8 +5,9 @@ rebuilt from the gold file's `# text` lines (`seqgraph_experiments.raw_text`: `p
 between paragraphs as in UD's raw text files; `running`, each document on one line), segmented, written as
 CoNLL-U with its multiword tokens (a dummy tree: the scorer wants one) and scored with the CoNLL 2018 shared
 task's evaluation (`udtools.udeval`): Tokens, Sentences, Words F1, and the multiword tokens found.
-Speed: the segmenter's own time over the whole file in one process (after loading), and the time of a
-cold `allennlp predict` with the segmenter predictor over the file's paragraphs as JSON lines.
+Speed: the segmenter's own time over the whole file in one process (after loading and one untimed
+warm-up pass), and the time of a cold `allennlp predict` with the segmenter predictor over the file's
+paragraphs as JSON lines.
 Writes results/segmentation/<name>.json.
 
     .venv/bin/python scripts/segmenter_eval.py SEGMENTER.tar.gz data/UD_English-EWT/en_ewt-ud-test.conllu \\
@@ -95,6 +96,10 @@ def main() -> None:
     segmenter = load_archive(str(args.segmenter)).model
     load_seconds = time.perf_counter() - start
     rules = shipped(args.language)
+    # warm-up, untimed: the first calls build oneDNN's kernels for each window shape (the cold
+    # `allennlp predict` row counts that cost as a user meets it)
+    segmenter.segment(layout_texts(docs, LAYOUTS[0]))
+    rules(layout_texts(docs, LAYOUTS[0])[0])
     rows = []
     for layout in LAYOUTS:
         texts = layout_texts(docs, layout)
