@@ -58,7 +58,8 @@ from seqgraph_allennlp.common.conllu import parse_string
 from seqgraph_allennlp.common.errors import SeqGraphError
 from seqgraph_allennlp.html_view import render_html
 from seqgraph_allennlp.plot import PlotError, parse_sentence
-from seqgraph_allennlp.predictors.seqgraph_parser import PreparedBatch, SeqGraphParserPredictor
+from seqgraph_allennlp.predictors.batching import PreparedBatch
+from seqgraph_allennlp.predictors.seqgraph_parser import SeqGraphParserPredictor
 
 # named, not __name__: `python -m` runs this module as __main__
 logger = logging.getLogger("seqgraph_allennlp.serve")

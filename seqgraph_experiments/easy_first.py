@@ -31,7 +31,7 @@ from allennlp.data import Batch
 from allennlp.models.archival import load_archive
 
 import seqgraph_allennlp  # noqa: F401  (registers the components)
-from seqgraph_allennlp.predictors.seqgraph_parser import without_gold
+from seqgraph_allennlp.predictors.batching import without_gold
 from seqgraph_experiments import DOCS, ROOT
 from seqgraph_experiments.instances import read_instances
 from seqgraph_experiments.provenance import stamp

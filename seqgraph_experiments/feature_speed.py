@@ -95,7 +95,7 @@ def read_words(conllu: str, limit: int = None) -> List[List[str]]:
 
 def batches(words: List[List[str]], batching: str, predict_batch_size: int = PREDICT_BATCH_SIZE) -> List[List[int]]:
     """The sentences (positions) of each batch the model computes the file's features in."""
-    from seqgraph_allennlp.predictors.seqgraph_parser import length_buckets
+    from seqgraph_allennlp.predictors.batching import length_buckets
 
     if batching == "predictor":
         cut = []

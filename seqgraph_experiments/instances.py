@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Tuple
 
 from allennlp.data import Instance
 
-from seqgraph_allennlp.predictors.seqgraph_parser import forward_in_length_buckets, without_gold
+from seqgraph_allennlp.predictors.batching import forward_in_length_buckets, without_gold
 
 
 def read_instances(archive, path: str, gold: bool = True) -> List[Instance]:

@@ -9,7 +9,7 @@ import torch
 from allennlp.data import Batch
 from allennlp.models.archival import load_archive
 
-from seqgraph_allennlp.predictors.seqgraph_parser import without_gold
+from seqgraph_allennlp.predictors.batching import without_gold
 from seqgraph_allennlp.structs.tree import transitive_closure, valid_mask
 from seqgraph_experiments import easy_first, tau_sweep
 from seqgraph_experiments.instances import parse_instances

@@ -586,7 +586,7 @@ def test_the_readable_outputs_are_plain_python_without_sanitize(archive):
 
 @pytest.mark.parametrize("max_size", [None, 1, 3, 5, 128])
 def test_length_buckets_cover_the_batch_sorted_padded_and_capped(max_size):
-    from seqgraph_allennlp.predictors.seqgraph_parser import length_buckets
+    from seqgraph_allennlp.predictors.batching import length_buckets
 
     generator = torch.Generator().manual_seed(7)
     lengths = torch.randint(1, 40, (200,), generator=generator).tolist()

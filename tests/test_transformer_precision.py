@@ -25,7 +25,7 @@ from seqgraph_allennlp.modules.cached_transformer_embedder import (
     CachedPretrainedTransformerMismatchedEmbedder,
     _ConcatenateLayers,
 )
-from seqgraph_allennlp.predictors.seqgraph_parser import without_gold
+from seqgraph_allennlp.predictors.batching import without_gold
 
 from tests.test_cached_transformer_embedder import tensors
 from tests.test_model import CONFIGS, DATA

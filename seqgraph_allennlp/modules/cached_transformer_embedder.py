@@ -561,7 +561,7 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         (`piece_lengths`, indexed by position), each sorted by length.
         """
         # imported here: the predictor's module imports the models, which import this one
-        from seqgraph_allennlp.predictors.seqgraph_parser import length_buckets
+        from seqgraph_allennlp.predictors.batching import length_buckets
 
         buckets = length_buckets([piece_lengths[position] for position in positions],
                                  min_size=BUCKET_MIN_SENTENCES, max_padding=BUCKET_MAX_PADDING)
