@@ -73,11 +73,8 @@ train "$CONFIG_FILE" "$MODEL_DIR" "$OVERRIDES"
 # after the parser: AllenNLP trains only into a folder that is empty or its own
 echo "== segmenter: $TRAIN (validation: $DEV)"
 train "${SEGMENTER_CONFIG:-training_config/segmenter.jsonnet}" "$MODEL_DIR/segmenter" "{}"
-if tar -tzf "$MODEL_DIR/model.tar.gz" | grep -qx "segmenter.tar.gz"; then
-    echo "$MODEL_DIR/model.tar.gz carries its segmenter already"
-else
-    "$BIN/python" -m seqgraph_allennlp.segmentation.attach "$MODEL_DIR/model.tar.gz" "$MODEL_DIR/segmenter/model.tar.gz"
-fi
+# writes nothing when the archive carries this segmenter already
+"$BIN/python" -m seqgraph_allennlp.segmentation.attach "$MODEL_DIR/model.tar.gz" "$MODEL_DIR/segmenter/model.tar.gz"
 
 echo "== test: $TEST"
 "$BIN/allennlp" evaluate "$MODEL_DIR/model.tar.gz" "$TEST" --include-package seqgraph_allennlp \

@@ -69,8 +69,9 @@ def main() -> None:
         raw_scores["UPOS"] = raw_scores["UPOS"] if tagged else None
         name = "learned segmenter" if segmenter == "learned" else f"spaCy rules ({model.language})"
         rows.append({"input": f"raw text ({args.layout}), {name}", **raw_scores, "seconds": round(raw_seconds, 1)})
+    gold_parser = Parser(archive.model, archive.validation_dataset_reader, language=args.language)
     start = time.perf_counter()
-    gold_output = model.parse_conllu(args.gold).to_conllu()
+    gold_output = gold_parser.parse_conllu(args.gold).to_conllu()
     gold_seconds = time.perf_counter() - start
     # on gold tokens the gold UPOS column stays: not scored
     rows.append({"input": "gold tokenisation", **score(args.gold, gold_output), "UPOS": None,

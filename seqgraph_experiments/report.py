@@ -541,15 +541,14 @@ def segmentation_table(paths: List[Path]) -> List[str]:
             )
     lines += [""]
     for result in results:
+        cold = next((row["cold_predict_seconds"] for row in result["rows"] if row.get("cold_predict_seconds")), None)
+        quiet = result.get("timed_on_a_quiet_machine", True)
         lines.append(
             f"- {result['name']}: `{result['gold']['path']}` ({result['gold']['sentences']} sentences), the "
             f"segmenter trained on {result['segmenter']['trained_on']}; {machine_text(result['machine'])}, "
             f"{'' if result['machine'].get('native_bfloat16') else 'no '}native bfloat16, {result['date'][:10]}, "
-            f"commit {result['git_commit'][:10]}; "
-            f"`.venv/bin/python {result['command']}`"
-            + (f"; a cold `allennlp predict` of the segmenter over the file: {cold} s" if (cold := next(
-                (row.get("cold_predict_seconds") for row in result["rows"] if row.get("cold_predict_seconds")), None))
-               and result.get("timed_on_a_quiet_machine", True) else "")
+            f"commit {result['git_commit'][:10]}; `.venv/bin/python {result['command']}`"
+            + (f"; a cold `allennlp predict` of the segmenter over the file: {cold} s" if cold and quiet else "")
             + "."
         )
     return lines + [""]

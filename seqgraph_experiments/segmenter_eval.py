@@ -98,8 +98,9 @@ def main() -> None:
     rules = shipped(args.language)
     # warm-up, untimed: the first calls build oneDNN's kernels for each window shape (the cold
     # `allennlp predict` row counts that cost as a user meets it)
-    segmenter.segment(layout_texts(docs, LAYOUTS[0]))
-    rules(layout_texts(docs, LAYOUTS[0])[0])
+    warm_up = layout_texts(docs, LAYOUTS[0])
+    segmenter.segment(warm_up)
+    rules(warm_up[0])
     rows = []
     for layout in LAYOUTS:
         texts = layout_texts(docs, layout)

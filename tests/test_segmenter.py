@@ -135,6 +135,23 @@ def test_learned_needs_a_carried_segmenter(trained_model_archive):
         SeqGraphParserPredictor(archive.model, archive.validation_dataset_reader, segmenter="learned")
 
 
+def test_attaching_the_carried_segmenter_again_writes_nothing(parser_with_segmenter, segmenter_archive, tmp_path):
+    archive = tmp_path / "parser.tar.gz"
+    archive.write_bytes(parser_with_segmenter.read_bytes())
+    written_at = archive.stat().st_mtime_ns
+    assert attach_segmenter(archive, segmenter_archive) == archive
+    assert archive.stat().st_mtime_ns == written_at
+    # another segmenter replaces it
+    other = tmp_path / "other_segmenter.tar.gz"
+    with tarfile.open(segmenter_archive) as source, tarfile.open(other, "w:gz") as target:
+        for member in source.getmembers():
+            target.addfile(member, source.extractfile(member) if member.isfile() else None)
+    attach_segmenter(archive, other)
+    with tarfile.open(archive) as carried:
+        assert carried.getnames().count(SEGMENTER_NAME) == 1
+        assert carried.extractfile(SEGMENTER_NAME).read() == other.read_bytes()
+
+
 def test_attach_refuses_what_is_not_a_model_archive(trained_model_archive, tmp_path):
     not_archive = tmp_path / "x.tar.gz"
     not_archive.write_text("hello")

@@ -35,12 +35,21 @@ def _check_archive(path: Path, what: str) -> None:
         raise SegmenterArchiveError(f"{path}: not a model archive (no config.json or weights.th): {what} expected")
 
 
+def _carried_bytes(parser_archive: Path) -> Optional[bytes]:
+    """The segmenter archive that `parser_archive` carries, as bytes, else `None`."""
+    with tarfile.open(parser_archive, "r:gz") as archive:
+        if SEGMENTER_NAME not in archive.getnames():
+            return None
+        return archive.extractfile(SEGMENTER_NAME).read()  # type: ignore[union-attr]
+
+
 def attach_segmenter(
     parser_archive: Union[str, Path], segmenter_archive: Union[str, Path], output: Optional[Union[str, Path]] = None
 ) -> Path:
     """
     Writes the parser archive with the segmenter archive inside it (replacing one it carried), to `output`
-    (default: over the parser archive, through a temporary file, so a failure leaves it as it was).
+    (default: over the parser archive, through a temporary file, so a failure leaves it as it was). Over a
+    parser archive that carries that very segmenter already, it writes nothing.
     """
     parser_archive, segmenter_archive = Path(parser_archive), Path(segmenter_archive)
     _check_archive(parser_archive, "a parser's model.tar.gz")
@@ -50,6 +59,8 @@ def attach_segmenter(
     if '"segmenter"' not in config:
         raise SegmenterArchiveError(f"{segmenter_archive}: not a segmenter (its model is not of type \"segmenter\")")
     output = Path(output) if output is not None else parser_archive
+    if output == parser_archive and _carried_bytes(parser_archive) == segmenter_archive.read_bytes():
+        return output
     handle, temporary = tempfile.mkstemp(suffix=".tar.gz", dir=output.parent)
     os.close(handle)
     try:
