@@ -93,7 +93,8 @@ def main() -> None:
         sys.exit(f"error: {args.gold}: every sentence needs a # text line")
     docs = documents(sentences)
     start = time.perf_counter()
-    segmenter = load_archive(str(args.segmenter)).model
+    archive = load_archive(str(args.segmenter))
+    segmenter = archive.model
     load_seconds = time.perf_counter() - start
     rules = shipped(args.language)
     # warm-up, untimed: the first calls build oneDNN's kernels for each window shape (the cold
@@ -127,7 +128,8 @@ def main() -> None:
     result = {
         "name": args.name,
         "segmenter": {"path": os.path.relpath(args.segmenter, ROOT), "sha256": sha256(args.segmenter),
-                      "trained_on": args.trained_on, "load_seconds": round(load_seconds, 2)},
+                      "trained_on": args.trained_on, "model": archive.config.as_dict(quiet=True)["model"],
+                      "load_seconds": round(load_seconds, 2)},
         "gold": {"path": os.path.relpath(args.gold, ROOT), "sha256": sha256(args.gold),
                  "sentences": len(sentences), "documents": len(docs),
                  "multiword_tokens": sum(token.is_multiword for sentence in sentences for token in gold_tokens(sentence))},

@@ -25,6 +25,7 @@ from seqgraph_allennlp.segmentation.labels import (
     sentence_text,
     text_labels,
 )
+from seqgraph_allennlp.segmentation.pieces import PieceEnds, read_tokenizer_json
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +41,8 @@ class SegmenterUDReader(DatasetReader):
     several times (`min_characters`). Each window is an instance:
 
     * `characters`: a `TextField` of its characters, one token each (namespace `characters`);
-    * `features`: `(window_length, NUM_FEATURES)` case and Unicode-category features of each character;
+    * `features`: `(window_length, NUM_FEATURES)` case and Unicode-category features of each character
+      (one more with `piece_tokenizer`: whether a piece of that tokenizer ends there);
     * `labels`: each character's label (`INSIDE`, `TOKEN_END`, ... of `segmentation.labels`);
     * `metadata`: `{"multiword_tokens": [(form, words), ...]}`, the multiword tokens that end in the window
       (so each is counted once: the segmenter's expander learns from them).
@@ -58,6 +60,9 @@ class SegmenterUDReader(DatasetReader):
         least), each pass with its windows shifted by `window_length / passes` and its paragraph separators
         drawn again: a small treebank then gives an epoch as many updates as a large one, over windows that
         are not the same ones repeated. Training only: a validation reader keeps `0`.
+    piece_tokenizer : `str`, optional (default = `None`)
+        A Hugging Face `tokenizer.json` (or a model directory with one) whose piece ends are a feature
+        (`segmentation.pieces`); the segmenter model must name the same one.
     seed : `int`, optional (default = `13`)
     token_indexers : `Dict[str, TokenIndexer]`, optional
         Default: one `SingleIdTokenIndexer` over the `characters` namespace.
@@ -68,6 +73,7 @@ class SegmenterUDReader(DatasetReader):
         window_length: int = 256,
         paragraph_separators: Sequence[str] = ("\n\n", " "),
         min_characters: int = 0,
+        piece_tokenizer: Optional[str] = None,
         seed: int = 13,
         token_indexers: Optional[Dict[str, TokenIndexer]] = None,
         **kwargs,
@@ -81,6 +87,9 @@ class SegmenterUDReader(DatasetReader):
         self.paragraph_separators = tuple(paragraph_separators)
         self.min_characters = min_characters
         self.seed = seed
+        # read when first needed: a segmenter archive is loaded (its readers built) where the file may be gone
+        self.piece_tokenizer = piece_tokenizer
+        self._piece_ends: Optional[PieceEnds] = None
         self.token_indexers = token_indexers or {"characters": SingleIdTokenIndexer(namespace=CHARACTERS)}
 
     def _read(self, file_path: str) -> Iterator[Instance]:
@@ -102,23 +111,37 @@ class SegmenterUDReader(DatasetReader):
                 # each multiword token goes with the window where it ends
                 ends = numpy.flatnonzero(numpy.isin(labels, (MULTIWORD_END, MULTIWORD_SENTENCE_END)))
                 multiword = [(end, (token.form, token.words)) for end, token in zip(ends.tolist(), multiword_tokens)]
+                # pieces of the whole text: a window's edge does not cut them
+                features = self.features(text)
                 starts = sorted({0, *range(offset, len(text), self.window_length)})
                 for start, stop in zip(starts, starts[1:] + [len(text)]):
                     yield self.text_to_instance(
                         text[start:stop],
                         labels[start:stop],
                         [pair for end, pair in multiword if start <= end < stop],
+                        features[start:stop],
                     )
+
+    def features(self, text: str) -> numpy.ndarray:
+        """`(len(text), number of features)` float32: what the segmenter sees of each character besides itself."""
+        features = character_features(text)
+        if self.piece_tokenizer is None:
+            return features
+        if self._piece_ends is None:
+            self._piece_ends = PieceEnds(read_tokenizer_json(self.piece_tokenizer))
+        return numpy.concatenate([features, self._piece_ends(text)], axis=1)
 
     def text_to_instance(  # type: ignore[override]
         self,
         text: str,
         labels: Optional[numpy.ndarray] = None,
         multiword_tokens: Optional[List[Tuple[str, Tuple[str, ...]]]] = None,
+        features: Optional[numpy.ndarray] = None,
     ) -> Instance:
+        features = self.features(text) if features is None else features
         fields = {
             "characters": TextField([Token(character_token(character)) for character in text], self.token_indexers),
-            "features": TensorField(torch.from_numpy(character_features(text))),
+            "features": TensorField(torch.from_numpy(numpy.ascontiguousarray(features))),
             "metadata": MetadataField({"multiword_tokens": multiword_tokens or []}),
         }
         if labels is not None:

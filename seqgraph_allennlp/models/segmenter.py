@@ -27,6 +27,7 @@ from seqgraph_allennlp.segmentation.labels import (
     labels_to_sentences,
 )
 from seqgraph_allennlp.segmentation.multiword import MultiwordExpander
+from seqgraph_allennlp.segmentation.pieces import PieceEnds, PieceTokenizerError, read_tokenizer_json
 from seqgraph_allennlp.segmentation.sentence import TextSentence
 
 # what each F1 of `get_metrics` counts: the labels that are its boundary
@@ -56,7 +57,7 @@ class Segmenter(Model):
     vocab : `Vocabulary`
         With the `characters` namespace of `segmenter_ud`.
     encoder : `Seq2SeqEncoder`
-        Its input dimension is `character_embedding_dim + NUM_FEATURES`.
+        Its input dimension is `character_embedding_dim + NUM_FEATURES` (+ 1 with `piece_tokenizer`).
     character_embedding_dim : `int`, optional (default = `32`)
     dropout : `float`, optional (default = `0.1`)
     window_length : `int`, optional (default = `512`)
@@ -65,6 +66,9 @@ class Segmenter(Model):
         Characters on each side of a window's labelled middle when segmenting.
     batch_size : `int`, optional (default = `64`)
         Windows per call to the encoder when segmenting.
+    piece_tokenizer : `str`, optional (default = `None`)
+        The `tokenizer.json` (or model directory) whose piece ends the reader gave as a feature
+        (`segmentation.pieces`). Its contents are kept in the weights: a trained archive needs no file.
     initializer : `InitializerApplicator`, optional
     """
 
@@ -79,15 +83,26 @@ class Segmenter(Model):
         window_length: int = 512,
         context: int = 64,
         batch_size: int = 64,
+        piece_tokenizer: Optional[str] = None,
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        if encoder.get_input_dim() != character_embedding_dim + NUM_FEATURES:
+        num_features = NUM_FEATURES + (piece_tokenizer is not None)
+        if encoder.get_input_dim() != character_embedding_dim + num_features:
             raise ValueError(
-                f"the encoder's input dimension must be character_embedding_dim + {NUM_FEATURES} features = "
-                f"{character_embedding_dim + NUM_FEATURES}, got {encoder.get_input_dim()}"
+                f"the encoder's input dimension must be character_embedding_dim + {num_features} features = "
+                f"{character_embedding_dim + num_features}, got {encoder.get_input_dim()}"
             )
+        self.piece_tokenizer = piece_tokenizer
+        # read when it is there (training); an archive loaded elsewhere gets it from its weights
+        self._tokenizer_json: Optional[str] = None
+        self._piece_ends: Optional[PieceEnds] = None
+        if piece_tokenizer is not None:
+            try:
+                self._tokenizer_json = read_tokenizer_json(piece_tokenizer)
+            except PieceTokenizerError:
+                pass
         if not 0 <= 2 * context < window_length:
             raise ValueError(f"context ({context}) must be under half of window_length ({window_length})")
         self.character_embedding = torch.nn.Embedding(vocab.get_vocab_size(CHARACTERS), character_embedding_dim)
@@ -150,7 +165,7 @@ class Segmenter(Model):
         encoded = []
         core = self.window_length - 2 * self.context
         for number, text in enumerate(texts):
-            encoded.append((self._character_ids(text), character_features(text)))
+            encoded.append((self._character_ids(text), self._features(text)))
             for middle in range(0, len(text), core):
                 start, stop = max(0, middle - self.context), min(len(text), middle + core + self.context)
                 windows.append((number, start, stop, middle, min(len(text), middle + core)))
@@ -165,7 +180,7 @@ class Segmenter(Model):
                     batch = windows[first:first + self.batch_size]
                     length = max(stop - start for _, start, stop, _, _ in batch)
                     ids = numpy.zeros((len(batch), length), dtype=numpy.int64)
-                    features = numpy.zeros((len(batch), length, NUM_FEATURES), dtype=numpy.float32)
+                    features = numpy.zeros((len(batch), length, encoded[0][1].shape[1]), dtype=numpy.float32)
                     for row, (number, start, stop, _, _) in enumerate(batch):
                         ids[row, : stop - start] = encoded[number][0][start:stop]
                         features[row, : stop - start] = encoded[number][1][start:stop]
@@ -177,6 +192,17 @@ class Segmenter(Model):
         finally:
             self.train(was_training)
         return results
+
+    def _features(self, text: str) -> numpy.ndarray:
+        # as the reader's `features`
+        features = character_features(text)
+        if self.piece_tokenizer is None:
+            return features
+        if self._piece_ends is None:
+            if self._tokenizer_json is None:
+                raise PieceTokenizerError(f"{self.piece_tokenizer}: no such file, and the weights do not hold it")
+            self._piece_ends = PieceEnds(self._tokenizer_json)
+        return numpy.concatenate([features, self._piece_ends(text)], axis=1)
 
     def _character_ids(self, text: str) -> numpy.ndarray:
         characters, inverse = unique_characters(text)
@@ -196,14 +222,19 @@ class Segmenter(Model):
         return self._expander
 
     def get_extra_state(self) -> Dict[str, Any]:
-        return {"multiword_tokens": [[form, list(words), count]
-                                     for (form, words), count in sorted(self._multiword_counts.items())]}
+        state: Dict[str, Any] = {"multiword_tokens": [[form, list(words), count]
+                                                      for (form, words), count in sorted(self._multiword_counts.items())]}
+        if self._tokenizer_json is not None:
+            state["piece_tokenizer"] = self._tokenizer_json
+        return state
 
     def set_extra_state(self, state: Dict[str, Any]) -> None:
         self._multiword_counts = Counter(
             {(form, tuple(words)): count for form, words, count in state["multiword_tokens"]}
         )
         self._expander = None
+        if "piece_tokenizer" in state:
+            self._tokenizer_json, self._piece_ends = state["piece_tokenizer"], None
 
     # Metrics
 
