@@ -402,7 +402,7 @@ def test_fused_roll_in_kl_equals_the_state_by_state_reference(separate_graph_sco
         updates[:, 0] += initial_scores
         total, count = model.graph_phase.roll_in_kl(
             updates, hidden, node_mask, gold_heads, gold_graph, roll_in.valid, roll_in.tree_state,
-            roll_in.graph_state, graph_scores, model.oracle, model.policy_support,
+            roll_in.graph_state, graph_scores, model.oracle, model.tree_phase.policy_support,
         )
         scores = updates.cumsum(dim=1)
         expected, expected_count, graph_states = 0.0, 0, 0

@@ -47,8 +47,8 @@ def sequential_loss(model, initial_scores, encoded, final_state, node_mask, gold
     total, count = 0.0, 0
     num_steps = num_nodes - 1 if model.recurrent else 1
     for step in range(num_steps):
-        valid = valid_mask(adjacency, reachability, node_mask, model.single_root)
-        policy_support = valid if model.policy_support == "valid" else None
+        valid = valid_mask(adjacency, reachability, node_mask, model.tree_phase.single_root)
+        policy_support = valid if model.tree_phase.policy_support == "valid" else None
         log_probs = edge_log_probs(score_function(last_edges), node_mask, policy_support)
         free = free_edges(gold_adjacency, valid)
         has_target = free.reshape(batch_size, -1).any(dim=-1)
@@ -211,7 +211,7 @@ def test_loss_by_hand_on_a_two_word_sentence(policy_support, batch_and_vocab):
     _, vocab = batch_and_vocab
     model = Model.from_params(vocab=vocab, params=Params.from_file(str(CONFIGS / "linearized.jsonnet"))["model"])
     model.eval()
-    model.policy_support = policy_support
+    model.tree_phase.policy_support = policy_support
     scores = [[0.3, 1.0, 2.0], [0.7, -0.4, 0.5], [-1.0, 1.5, 0.2]]  # [head][dependent]
     initial_scores = torch.tensor([scores])
     encoded = torch.randn(1, 3, model.recurrent_weight.edge_projection.in_features)

@@ -178,7 +178,7 @@ class TestSeqGraphParser(ModelTestCase):
         for sentence in range(node_mask.size(0)):
             num_words = int(node_mask[sentence].sum()) - 1
             scores = initial_scores[sentence].tolist()
-            edges, probabilities = py_greedy_walk(scores, num_words, self.model.policy_support == "valid")
+            edges, probabilities = py_greedy_walk(scores, num_words, self.model.tree_phase.policy_support == "valid")
             assert output["edges"][sentence, :num_words].tolist() == edges
             assert output["edge_probabilities"][sentence, :num_words].tolist() == pytest.approx(probabilities, rel=1e-4)
 

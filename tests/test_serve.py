@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 
 from seqgraph_allennlp import Parser
-from seqgraph_allennlp.serve import ParserService, main
+from seqgraph_allennlp.serve import main
+from seqgraph_allennlp.serving.app import ParserService
 
 ROOT = Path(__file__).resolve().parents[1]
 CONLLU_FILE = ROOT / "fixtures" / "conllu" / "en_small.conllu"
@@ -362,7 +363,8 @@ def test_a_burst_of_requests_is_one_batch_and_the_wait_is_bounded(running):
     # the worker alone, on an event loop of its own, its model replaced by a note of each batch's requests
     import asyncio
 
-    from seqgraph_allennlp.serve import BATCH_WAIT_LIMIT, RECORDS, ParseInput
+    from seqgraph_allennlp.serving.messages import RECORDS, ParseInput
+    from seqgraph_allennlp.serving.worker import BATCH_WAIT_LIMIT
 
     service = ParserService(running.service.model, running.service.dataset_reader, max_wait_ms=100)
     batches = []
@@ -416,16 +418,16 @@ def test_shutdown_answers_the_requests_in_flight(trained_model_archive, running,
 def test_the_model_is_loaded_in_the_thread_that_runs_it(trained_model_archive, monkeypatch):
     # torch's OpenMP keeps a team of threads for each thread that runs parallel work: a model loaded in one
     # thread and run in another leaves two teams on the cores, and every batch ran about twice as slowly
-    import seqgraph_allennlp.serve as serve
+    from seqgraph_allennlp.serving import worker
 
     loaded_in = []
-    original_load = serve.load_archive
+    original_load = worker.load_archive
 
     def load(*args, **kwargs):
         loaded_in.append(threading.get_ident())
         return original_load(*args, **kwargs)
 
-    monkeypatch.setattr(serve, "load_archive", load)
+    monkeypatch.setattr(worker, "load_archive", load)
     service = ParserService.from_archive(trained_model_archive)
     ran_in = []
     original_run = service._run_batch
@@ -473,6 +475,19 @@ def test_command_line_errors(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["--help"])
     assert exit_info.value.code == 0 and "usage: python -m seqgraph_allennlp.serve" in capsys.readouterr().out
+
+
+def test_the_service_names_are_still_importable_from_serve():
+    # the service is in parts (`seqgraph_allennlp.serving`); what `serve` offered before stays importable there
+    from seqgraph_allennlp import serve
+    from seqgraph_allennlp.serving import app, messages, worker
+
+    old_names = {"BATCH_WAIT_LIMIT", "CONLLU", "CONLLU_FORMAT", "CONLLU_TYPE", "DEFAULT_BATCH_SIZE", "DEFAULT_HOST",
+                 "DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_WAIT_MS", "DEFAULT_PORT", "EXIT_ERROR", "JSON_FORMAT",
+                 "RECORDS", "ParseInput", "ParserService", "ServiceError", "main", "model_thread_executor"}
+    assert set(serve.__all__) == old_names and all(hasattr(serve, name) for name in old_names)
+    assert serve.ParserService is app.ParserService and issubclass(app.ParserService, worker.ParserWorker)
+    assert serve.ParseInput is messages.ParseInput and serve.model_thread_executor is worker.model_thread_executor
 
 
 def test_the_command_line_serves_until_sigterm(trained_model_archive, parser):

@@ -36,8 +36,8 @@ def initial_policy_and_valid(model, tensors):
     with torch.no_grad():
         initial_scores, encoded, final_state, node_mask = model.encode(tensors["words"], None)
         nothing = torch.zeros(initial_scores.shape, dtype=torch.bool)
-        valid = valid_mask(nothing, nothing, node_mask, model.single_root)
-        policy_support = valid if model.policy_support == "valid" else None
+        valid = valid_mask(nothing, nothing, node_mask, model.tree_phase.single_root)
+        policy_support = valid if model.tree_phase.policy_support == "valid" else None
         policy = edge_log_probs(initial_scores, node_mask, policy_support).exp()
     return policy, valid.reshape(policy.shape), node_mask
 
@@ -48,7 +48,7 @@ def test_initial_policy_mass_on_invalid_edges_is_bounded(batch_and_vocab):
     for seed in range(6):
         # the literal equation 5 (softmax over all V x V edges) at full size
         model = shipped_model("coach_valid_paper", vocab, seed)
-        assert model.policy_support == "all"
+        assert model.tree_phase.policy_support == "all"
         policy, valid, node_mask = initial_policy_and_valid(model, tensors)
         num_nodes = node_mask.sum(dim=-1).float()
         # invalid at the start: the V edges into the root and the V - 1 word self-loops; a policy that
@@ -69,7 +69,7 @@ def test_initial_policy_mass_on_invalid_edges_is_bounded(batch_and_vocab):
 def test_valid_policy_support_puts_no_mass_on_invalid_edges(batch_and_vocab):
     tensors, vocab = batch_and_vocab
     model = shipped_model("coach_valid", vocab, 0)
-    assert model.policy_support == "valid"
+    assert model.tree_phase.policy_support == "valid"
     policy, valid, _ = initial_policy_and_valid(model, tensors)
     assert torch.allclose(policy.sum(dim=-1), torch.ones(policy.size(0)))
     assert (policy * ~valid).sum() == 0

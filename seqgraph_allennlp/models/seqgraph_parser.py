@@ -351,20 +351,6 @@ class SeqGraphParser(CarriesSegmenter, LoadedWithoutInit, Model):
         return self._decoding.tau
 
     @property
-    def policy_support(self) -> str:
-        """The tree phase's `policy_support` (`TreePhase`)."""
-        return self.tree_phase.policy_support
-
-    @policy_support.setter
-    def policy_support(self, value: str) -> None:
-        self.tree_phase.policy_support = value
-
-    @property
-    def single_root(self) -> bool:
-        """The tree phase's `single_root` (`TreePhase`)."""
-        return self.tree_phase.single_root
-
-    @property
     def predicts_upos(self) -> bool:
         """
         Whether the model tags words with UPOS (`predict_upos`), giving `predicted_upos` in its human-readable

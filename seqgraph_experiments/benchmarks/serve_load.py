@@ -62,7 +62,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import h11
 
 from seqgraph_allennlp.common.conllu import ConlluSentence, parse_string, read_sentences
-from seqgraph_allennlp.serve import DEFAULT_BATCH_SIZE, DEFAULT_MAX_WAIT_MS
+from seqgraph_allennlp.serving.worker import DEFAULT_BATCH_SIZE, DEFAULT_MAX_WAIT_MS
 from seqgraph_experiments import ROOT, commands, markdown
 from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.benchmarks import RUNS

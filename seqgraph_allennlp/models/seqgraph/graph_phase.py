@@ -46,11 +46,12 @@ class GraphPhaseModules(NamedTuple):
 
 class GraphPhase(torch.nn.Module):
     """
-    The graph phase: the `STOP` score, a linear map of the recurrent state `h_t`; the graph states of a
-    roll-in (`roll_in`, `roll_in_choice`) and their share of the learning-to-search loss (`roll_in_kl`);
-    decoding the extra edges after the tree (`score_function`, `decode`). Trained like the tree: the
-    roll-in goes on into the graph phase and every graph state adds `KL(oracle || policy)` over the
-    still-free gold graph edges and `STOP`, which the oracle takes once no gold edge is free.
+    The graph phase: the `STOP` score, a linear map of the recurrent state `h_t`; the roll-in's action in a
+    graph state (`roll_in_choice`; a roll-in's graph states are kept by `GraphRollIn`) and their share of the
+    learning-to-search loss (`roll_in_kl`); decoding the extra edges after the tree (`score_function`,
+    `decode`). Trained like the tree: the roll-in goes on into the graph phase and every graph state adds
+    `KL(oracle || policy)` over the still-free gold graph edges and `STOP`, which the oracle takes once no
+    gold edge is free.
 
     # Parameters
 
@@ -137,20 +138,6 @@ class GraphPhase(torch.nn.Module):
             node_mask,
             self.max_extra_edges,
         )
-
-    def roll_in(
-        self,
-        tree: TreeState,
-        gold_graph: torch.BoolTensor,
-        gold_adjacency: torch.BoolTensor,
-        node_mask: torch.BoolTensor,
-        graph_scores: Optional[torch.Tensor],
-        roll_in: RollIn,
-        oracle: Oracle,
-        generator: Optional[torch.Generator],
-    ) -> "GraphRollIn":
-        """The graph phase's side of a roll-in whose tree is `tree` (`GraphRollIn`)."""
-        return GraphRollIn(self, tree, gold_graph, gold_adjacency, node_mask, graph_scores, roll_in, oracle, generator)
 
     def roll_in_choice(
         self,

@@ -12,7 +12,7 @@ import torch
 from allennlp.training.metrics import Average
 
 from seqgraph_allennlp.models.seqgraph.decoding import DecodingOptions
-from seqgraph_allennlp.models.seqgraph.graph_phase import GraphPhase
+from seqgraph_allennlp.models.seqgraph.graph_phase import GraphPhase, GraphRollIn
 from seqgraph_allennlp.modules.recurrent_weight import RecurrentWeight
 from seqgraph_allennlp.oracles import Oracle, free_edges, gold_edge_index
 from seqgraph_allennlp.roll_ins import RollIn
@@ -136,14 +136,6 @@ class TreePhase(torch.nn.Module):
         self.kl = Average()
         self.head_nll = Average()
 
-    @property
-    def oracle(self) -> Oracle:
-        return self.shared.oracle
-
-    @property
-    def recurrent_weight(self) -> Optional[RecurrentWeight]:
-        return self.shared.recurrent_weight
-
     def score_function(
         self, initial_scores: torch.Tensor, encoded: torch.Tensor, final_state: torch.Tensor
     ) -> ScoreFunction:
@@ -151,7 +143,7 @@ class TreePhase(torch.nn.Module):
         A closure that returns `S_t` given the edges added at step `t - 1`: `S_0` for the one-step model,
         `S_{t-1} + BiAffine(emb_h W_t, emb_d W_t)` for the recurrent one.
         """
-        recurrent_weight = self.recurrent_weight
+        recurrent_weight = self.shared.recurrent_weight
         if recurrent_weight is None:
             return lambda last_edges: initial_scores
         step, projected = recurrent_weight.scores_by_step(initial_scores, encoded, final_state)
@@ -222,7 +214,8 @@ class TreePhase(torch.nn.Module):
         to its own longest sentence; the average is over all states of the batch either way.
         """
         lengths = node_mask.sum(dim=-1) - 1
-        groups = length_chunks(lengths.tolist(), CHUNK_STEP_COST) if self.recurrent_weight is not None else [None]
+        recurrent = self.shared.recurrent_weight is not None
+        groups = length_chunks(lengths.tolist(), CHUNK_STEP_COST) if recurrent else [None]
         total = initial_scores.new_zeros(())
         num_states = 0
         for group in groups:
@@ -264,7 +257,7 @@ class TreePhase(torch.nn.Module):
         gradients (`RecurrentWeight.unroll`), and the oracle and the KL of all states at once.
         """
         num_nodes = node_mask.size(1)
-        recurrent_weight = self.recurrent_weight
+        recurrent_weight = self.shared.recurrent_weight
         if recurrent_weight is None:
             valid = TreeState(node_mask, self.single_root).valid.unsqueeze(1)
             updates = initial_scores.unsqueeze(1)
@@ -285,7 +278,7 @@ class TreePhase(torch.nn.Module):
             if gold_graph is not None:
                 return self.shared.graph_phase.roll_in_kl(
                     updates, hidden, node_mask, gold_heads, gold_graph, roll_in.valid, roll_in.tree_state,
-                    roll_in.graph_state, graph_scores, self.oracle, self.policy_support,
+                    roll_in.graph_state, graph_scores, self.shared.oracle, self.policy_support,
                 )
         num_states = valid.size(1)
         # A free edge is always gold, and the oracle puts mass on free edges only: the KL needs the
@@ -298,7 +291,7 @@ class TreePhase(torch.nn.Module):
         # every state becomes a row: shape (batch_size * T, V)
         free = free.reshape(-1, num_nodes)
         gold_log_probs = gold_log_probs.reshape(-1, num_nodes)
-        target = self.oracle(free, gold_log_probs)
+        target = self.shared.oracle(free, gold_log_probs)
         has_target = free.any(dim=-1)
         return (kl_divergence(target, gold_log_probs) * has_target).sum(), int(has_target.sum())
 
@@ -319,7 +312,7 @@ class TreePhase(torch.nn.Module):
         the graph phase until it stops (`GraphRollIn`), so every tree is completed.
         """
         batch_size, num_nodes = node_mask.shape
-        recurrent_weight = self.recurrent_weight
+        recurrent_weight, oracle = self.shared.recurrent_weight, self.shared.oracle
         reads_policy = self.roll_in.reads_policy
         if reads_policy:
             # one edge a step: the last one is read by its nodes, no V x V matrix of the last edges is built
@@ -333,8 +326,9 @@ class TreePhase(torch.nn.Module):
         max_steps = num_nodes - 1
         graph = None
         if gold_graph is not None:
-            graph = self.shared.graph_phase.roll_in(
-                state, gold_graph, gold_adjacency, node_mask, graph_scores, self.roll_in, self.oracle, generator
+            graph = GraphRollIn(
+                self.shared.graph_phase, state, gold_graph, gold_adjacency, node_mask, graph_scores, self.roll_in,
+                oracle, generator,
             )
             max_steps += graph.max_steps
         valids, heads, dependents, added = [], [], [], []
@@ -353,14 +347,14 @@ class TreePhase(torch.nn.Module):
                 # sentence does not change: the scores stand in for the log-probabilities
                 policy_scores, hidden = score_step(edge_input)
                 tree_valid = state.valid
-                choice = self.roll_in(free, tree_valid, policy_scores.flatten(1), self.oracle.beta, generator)
+                choice = self.roll_in(free, tree_valid, policy_scores.flatten(1), oracle.beta, generator)
                 active = tree_valid.flatten(1).any(dim=-1)
             else:
                 # on the gold path a gold tree has a free edge until it is complete: the same choices as
                 # with the policy's fallback, without the scores
                 policy_scores = hidden = None
                 active = free.flatten(1).any(dim=-1)
-                choice = self.roll_in.choose(free.flatten(1), state.valid.flatten(1), None, self.oracle.beta, generator)
+                choice = self.roll_in.choose(free.flatten(1), state.valid.flatten(1), None, oracle.beta, generator)
             head = choice // num_nodes
             dependent = choice % num_nodes
             if graph is None:
