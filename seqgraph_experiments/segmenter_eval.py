@@ -57,7 +57,7 @@ def scores(gold: Path, system: str) -> Dict[str, float]:
     return {metric: round(100 * evaluation[metric].f1, 2) for metric in METRICS}
 
 
-def cold_predict_seconds(archive: Path, texts: List[str]) -> float:
+def cold_predict_seconds(archive: Path, texts: List[str], overrides: str = "") -> float:
     """Seconds of `allennlp predict` with the segmenter predictor over the texts, start-up included."""
     with tempfile.TemporaryDirectory() as directory:
         inputs = Path(directory) / "texts.jsonl"
@@ -67,7 +67,7 @@ def cold_predict_seconds(archive: Path, texts: List[str]) -> float:
             [str(Path(sys.executable).parent / "allennlp"), "predict", str(archive), str(inputs),
              "--include-package", "seqgraph_allennlp", "--predictor", "segmenter", "--batch-size", "1024",
              "--predictor-args", '{"output_format": "conllu"}', "--output-file", str(Path(directory) / "out"),
-             "--silent"],
+             "--silent", *(["--overrides", overrides] if overrides else [])],
             check=True, cwd=ROOT,
         )
         return time.perf_counter() - start
@@ -83,6 +83,9 @@ def main() -> None:
                              "variants of a treebank's segmenter go to results/segmentation/variants)")
     parser.add_argument("--language", required=True, help="the language of spaCy's rules to compare with")
     parser.add_argument("--trained-on", required=True, help="what the segmenter was trained on, for the record")
+    parser.add_argument("--overrides", default="",
+                        help="JSON overrides of the archive's config for segmenting (allennlp's -o), e.g. "
+                             "'{\"model.window_length\": 1024}'; the cold allennlp predict gets them too")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold allennlp predict timing")
     parser.add_argument("--shared-machine", action="store_true",
                         help="other jobs ran beside this one: its times are kept but not reported as speeds")
@@ -93,7 +96,7 @@ def main() -> None:
         sys.exit(f"error: {args.gold}: every sentence needs a # text line")
     docs = documents(sentences)
     start = time.perf_counter()
-    archive = load_archive(str(args.segmenter))
+    archive = load_archive(str(args.segmenter), overrides=args.overrides)
     segmenter = archive.model
     load_seconds = time.perf_counter() - start
     rules = shipped(args.language)
@@ -115,7 +118,7 @@ def main() -> None:
                "sentences": len(found), "seconds": round(seconds, 3),
                "sentences_per_second": round(len(sentences) / seconds, 1)}
         if layout == "paragraphs" and not args.no_cold:
-            row["cold_predict_seconds"] = round(cold_predict_seconds(args.segmenter, texts), 2)
+            row["cold_predict_seconds"] = round(cold_predict_seconds(args.segmenter, texts, args.overrides), 2)
         rows.append(row)
         start = time.perf_counter()
         system, _, found_by_rules = system_conllu(rules, texts)
@@ -128,7 +131,7 @@ def main() -> None:
     result = {
         "name": args.name,
         "segmenter": {"path": os.path.relpath(args.segmenter, ROOT), "sha256": sha256(args.segmenter),
-                      "trained_on": args.trained_on, "model": archive.config.as_dict(quiet=True)["model"],
+                      "trained_on": args.trained_on, "overrides": args.overrides or None, "model": archive.config.as_dict(quiet=True)["model"],
                       "load_seconds": round(load_seconds, 2)},
         "gold": {"path": os.path.relpath(args.gold, ROOT), "sha256": sha256(args.gold),
                  "sentences": len(sentences), "documents": len(docs),
