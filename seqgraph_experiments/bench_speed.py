@@ -56,7 +56,6 @@ def parse_speed(model, instances, batch_size: int) -> float:
 
 class Setting(NamedTuple):
     """One `allennlp predict` setting of `cli_parse_speeds`: the archive, its `-o` overrides, `--batch-size`."""
-
     archive: str
     overrides: str = ""
     batch_size: int = 64
@@ -75,25 +74,15 @@ def one_sentence_file(conllu: str) -> Path:
     return path
 
 
-def cli_parse_speed(archive_path: str, conllu: str, sentences: int, predictor_args: str = "{}",
-                    overrides: str = "", repeats: int = 3, batch_size: int = 64) -> Dict:
-    """
-    `allennlp predict --batch-size 64` (or `batch_size`) on a CoNLL-U file as a user runs it, and the same
-    command on a one-sentence file: the difference is the parsing time, the one-sentence command the start-up
-    (Python, imports, model loading). Both commands run `repeats` times, alternating, and the medians are reported:
-    one run of either varies by about a second on two cores, a tenth of the parsing time. Every predicted
-    sentence is checked to be a tree.
-    """
-    return cli_parse_speeds([Setting(archive_path, overrides, batch_size)], conllu, sentences, predictor_args,
-                            repeats)[0]
-
-
 def cli_parse_speeds(settings: Sequence[Union[Setting, Tuple[str, str]]], conllu: str, sentences: int,
                      predictor_args: str = "{}", repeats: int = 3) -> List[Dict]:
     """
-    `cli_parse_speed` of several settings (`Setting`s, or `(archive, overrides)` at batch size 64) in turns:
-    each round runs every setting's one-sentence and whole-file commands before the next round, so that the machine's drift over minutes
-    falls on every setting alike and their ratios compare. One result per setting, in order.
+    `allennlp predict --batch-size 64` (or the setting's batch size) on a CoNLL-U file as a user runs it, and the
+    same command on a one-sentence file: the difference is the parsing time, the one-sentence command the start-up
+    (Python, imports, model loading). Several settings (`Setting`s, or `(archive, overrides)`) run in turns, each
+    round every setting's two commands, so that the machine's drift falls on every setting alike; `repeats` rounds,
+    medians reported (one run varies by about a second on two cores). Every predicted sentence is checked to be a
+    tree. One result per setting, in order.
     """
     settings = [Setting(*setting) for setting in settings]
     one_sentence = one_sentence_file(conllu)
@@ -222,10 +211,9 @@ def main() -> None:
                 row[f"parse_sentences_per_second_batch_{batch_size}"] = parse_speed(archive.model, instances, batch_size)
                 print(label, batch_size, f"{row[f'parse_sentences_per_second_batch_{batch_size}']:.1f} sentences/s", flush=True)
             if label == "recurrent":
-                row["allennlp_predict"] = cli_parse_speed(
-                    path, args.parse, num_sentences, json.dumps({} if args.tau is None else {"tau": args.tau}),
-                    args.overrides, args.repeats,
-                )
+                row["allennlp_predict"] = cli_parse_speeds(
+                    [Setting(path, args.overrides)], args.parse, num_sentences,
+                    json.dumps({} if args.tau is None else {"tau": args.tau}), args.repeats)[0]
                 print(label, f"allennlp predict: {row['allennlp_predict']['sentences_per_second']:.1f} sentences/s", flush=True)
             if label != "one_step_mst" and args.train_batches > 0:
                 row["train"] = train_speed(archive, read_instances(archive, args.train), args.train_batches)

@@ -6,7 +6,7 @@ scorers (`seqgraph_allennlp.common.scoring`: UAS, LAS, CLAS by the CoNLL 2018 ev
 by udeval with empty nodes collapsed on both sides, as the IWPT shared tasks scored them), written with the
 run's training record to results/enhanced/ROW[.seedN].json and its test prediction, gzipped, beside it
 (ROW[.seedN].test.conllu.gz). docs/RESULTS.md shows these runs in its "Enhanced UD (EWT)" section
-(`report.enhanced_table`), with the tree-copy reference lines of results/enhanced/tree_copy.json.
+(`report.enhanced`), with the tree-copy reference lines of results/enhanced/tree_copy.json.
 
     .venv/bin/python scripts/enhanced_eval.py --serialization-dir experiments/ewt_enhanced/coach_valid_enhanced \\
         --row coach_valid_enhanced
@@ -23,32 +23,30 @@ loading included, and the frozen features computed (`feature_cache_off`: an mpne
 The JSON has no `treebank` key: `results.run_results` (the training-run tables) does not take it.
 """
 import argparse
-import gzip
 import json
 import os
 import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from seqgraph_allennlp.common.conllu import read_sentences
 from seqgraph_allennlp.common.scoring import enhanced_scores, official_scores
 from seqgraph_experiments import RESULTS, ROOT, RUNS, commands
 from seqgraph_experiments.provenance import git_commit, now, sha256, stamp
-from seqgraph_experiments.results import read_json, write_json
+from seqgraph_experiments.results import gzip_file, read_json, write_json
 from seqgraph_experiments.rows import DEFAULT_SEEDS, feature_cache_off, run_name, seed_overrides
 from seqgraph_experiments.runner import learning_curve, run, stop_reason, stopped_early, training_time
 from seqgraph_experiments.trainer_log import epoch_seconds
 from seqgraph_experiments.tree_copy import tree_copy
 
-# what `report.enhanced_table` takes for a run of this tool (tree_copy.json, collapse_check.json are other kinds)
+# what `report.enhanced` takes for a run of this tool (tree_copy.json, collapse_check.json are other kinds)
 KIND = "enhanced_eval"
 ENTRY_POINT = "scripts/enhanced_eval.py"
 OUT = RESULTS / "enhanced"
 DEV = ROOT / "data" / "UD_English-EWT" / "en_ewt-ud-dev.conllu"
 TEST = ROOT / "data" / "UD_English-EWT" / "en_ewt-ud-test.conllu"
 BATCH_SIZE = 64
-SCORES = ("UAS", "LAS", "CLAS", "ELAS", "EULAS")
 # the predictor's rules over the graph (`common.enhanced_rules`): its defaults, and all of them off
 RULES = {"lexical_labels": "filled", "drop_ref_tree_edges": True}
 NO_RULES = {"lexical_labels": "predicted", "drop_ref_tree_edges": False}
@@ -221,17 +219,7 @@ def score(gold: Path, predicted: Path) -> Dict[str, float]:
 
 
 def count_sentences(path: Path) -> int:
-    from seqgraph_allennlp.common.conllu import read_sentences
-
     return sum(1 for _ in read_sentences(str(path)))
-
-
-def gzip_file(source: Path, target: Path) -> Path:
-    """`source` gzipped to `target` with mtime 0 (the same prediction gives the same bytes), as `runner` keeps them."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(source, "rb") as plain, gzip.GzipFile(target, "wb", mtime=0) as packed:
-        shutil.copyfileobj(plain, packed)
-    return target
 
 
 def evaluate(serialization_dir: Path, row: str, seed: int, dev: Path, test: Path, config: Path,

@@ -2,7 +2,7 @@
 A CoNLL-U file read by a trained model's own dataset reader (its archive's), as the tools feed it to the
 model: with the gold annotation (training, scoring), or without it, as the predictor parses (no loss).
 """
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List
 
 from allennlp.data import Instance
 
@@ -17,13 +17,6 @@ def read_instances(archive, path: str, gold: bool = True) -> List[Instance]:
         reader.apply_token_indexers(instance)
     # the copies share the indexed words field
     return instances if gold else [without_gold(instance) for instance in instances]
-
-
-def parse_instances(archive, path: str) -> Tuple[List[Instance], List[List[int]]]:
-    """The file's instances without gold, to be parsed, and each sentence's gold heads, to score them."""
-    instances = read_instances(archive, path)
-    gold_heads = [instance["head_indices"].labels for instance in instances]
-    return [without_gold(instance) for instance in instances], gold_heads
 
 
 def forward_in_buckets(model, instances: List[Instance], batch_size: int = 64) -> List[Dict[str, Any]]:

@@ -161,7 +161,6 @@ def main(argv: Sequence[str] = None) -> None:
         **(enhanced_paired_bootstrap(graphs[0], graphs[1], args.samples, args.seed) if enhanced else {}),
         **stamp("scripts/paired_bootstrap.py"),
     }
-    OUT.mkdir(parents=True, exist_ok=True)
     write_json(OUT / f"{args.name}.json", result)
     for metric in ("UAS", "ELAS") if enhanced else ("UAS",):
         difference = result[metric]

@@ -1,15 +1,16 @@
 """
 Where results live and how they are written: one JSON per training run under results/<section>/<row>.json
-(`runner`), one per analysis under results/<kind>/<name>.json with its figure in docs/ (`save_analysis`),
-the benchmarks' under results/benchmarks/. JSON files are written by the tools, never by hand.
+(`runner`), one per analysis under results/<kind>/<name>.json, the benchmarks' under results/benchmarks/.
+JSON files are written by the tools, never by hand.
 """
 import gzip
 import json
+import shutil
 from pathlib import Path
-from typing import Callable, Dict, List, Tuple
+from typing import Dict, List
 
 from seqgraph_allennlp.common.conllu import parse_lines, read_sentences
-from seqgraph_experiments import DOCS, RESULTS
+from seqgraph_experiments import RESULTS
 
 BENCHMARKS = RESULTS / "benchmarks"
 
@@ -22,6 +23,14 @@ def write_json(path: Path, data: Dict) -> Path:
 
 def read_json(path: Path) -> Dict:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def gzip_file(source: Path, target: Path) -> Path:
+    """`source` gzipped to `target` with mtime 0, so that the same prediction gives the same bytes."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(source, "rb") as plain, gzip.GzipFile(target, "wb", mtime=0) as packed:
+        shutil.copyfileobj(plain, packed)
+    return target
 
 
 def decompressed(predicted: Path, directory: Path) -> Path:
@@ -50,18 +59,7 @@ def section_of(result: Dict) -> str:
 
 
 def run_results(results: Path = RESULTS) -> List[Dict]:
-    """The JSON of every training run (results/tau_sweep, results/easy_first, speed.json... are other kinds)."""
+    """The JSON of every training run (results/tokenisation, results/raw_text, speed.json... are other kinds)."""
     return [result for result in (read_json(path) for path in sorted(results.glob("*/*.json")))
             if "row" in result and "treebank" in result]
 
-
-def save_analysis(kind: str, name: str, result: Dict, plot: Callable[[Dict, Path], None]) -> Tuple[Path, Path]:
-    """
-    Writes an analysis's results to results/<kind>/<name>.json and its figure (drawn by
-    `plot(result, path)`) to docs/<kind>_<name>.png; returns both paths.
-    """
-    out = write_json(RESULTS / kind / f"{name}.json", result)
-    image = DOCS / f"{kind}_{name}.png"
-    image.parent.mkdir(parents=True, exist_ok=True)
-    plot(result, image)
-    return out, image

@@ -5,11 +5,9 @@ interruption), `allennlp evaluate` on test, the test predictions scored with the
 the run's results JSON (settings, data and their sha256, budget, learning curve, scores, time, memory,
 provenance) under results/<section>/<row>.json.
 """
-import gzip
 import io
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -20,7 +18,7 @@ from typing import Dict, List, Optional, Tuple
 
 from seqgraph_experiments import RESULTS, ROOT, RUNS, commands
 from seqgraph_experiments.provenance import command_line, git_commit, machine, now, sha256
-from seqgraph_experiments.results import read_json, section_of, write_json
+from seqgraph_experiments.results import gzip_file, read_json, section_of, write_json
 from seqgraph_experiments.rows import parse_row, run_name, seed_overrides
 from seqgraph_experiments.trainer_log import epoch_seconds
 from seqgraph_experiments.treebanks import LANGUAGES
@@ -80,12 +78,7 @@ def keep_predictions(predictions: Path, out: Path) -> Path:
     `results/<section>/<run>.test.conllu.gz`, gzipped (about 0.3 MB for EWT test), where they outlive the
     run's directory; returns that path.
     """
-    kept = RESULTS / out.parent.name / f"{out.name}.test.conllu.gz"
-    kept.parent.mkdir(parents=True, exist_ok=True)
-    # mtime 0: the same predictions give the same bytes
-    with open(predictions, "rb") as source, gzip.GzipFile(kept, "wb", mtime=0) as target:
-        shutil.copyfileobj(source, target)
-    return kept
+    return gzip_file(predictions, RESULTS / out.parent.name / f"{out.name}.test.conllu.gz")
 
 
 def config_at_commit(commit: str, config: str, overrides: Dict, ext_vars: Dict[str, str]) -> Dict:
@@ -110,11 +103,7 @@ def config_at_commit(commit: str, config: str, overrides: Dict, ext_vars: Dict[s
 
 
 def record_encoder(result: Dict) -> Dict:
-    """
-    `used.encoder` for a results JSON written before the runner recorded it, from the row's config at the
-    commit it names (its working tree is lost where that is `+uncommitted`: the commit's config stands in,
-    and `source` says so).
-    """
+    """`used.encoder` for a results JSON written before the runner recorded it (`model_config_of_run`)."""
     model, origin = model_config_of_run(result)
     return {**encoder_settings(model), "source": f"backfilled from {origin}"}
 
@@ -136,10 +125,8 @@ TAGGER_KEYS = ("predict_upos", "upos_loss_weight")
 
 
 def record_tagger(result: Dict) -> Dict:
-    """
-    `used.model`'s tagger keys for a results JSON of a tagging model (its test has UPOS) written before the
-    runner recorded them, from the row's config at the commit it names, with a `source` that says so.
-    """
+    """`used.model`'s tagger keys for a results JSON of a tagging model (test UPOS) written before the runner
+    recorded them (`model_config_of_run`), with a `source` that says so."""
     model, origin = model_config_of_run(result)
     return {
         **{key: model[key] for key in TAGGER_KEYS if key in model},

@@ -41,10 +41,8 @@ def tree_copy(predicted: Path, output: Path) -> None:
 
 
 def representable_heads(dependent: int, pairs) -> Dict[int, str]:
-    """
-    A word's gold enhanced edges as the graph parser can output them, head to label: one label per (head,
-    dependent) pair (the first in DEPS order: `enhanced_tags` holds one) and no self-loop (no action adds one).
-    """
+    """A word's gold enhanced edges as the graph parser can output them, head to label: one label per head (the
+    first in DEPS order: `enhanced_tags` holds one) and no self-loop (no action adds one)."""
     kept: Dict[int, str] = {}
     for head, label in pairs:
         if head != dependent:
@@ -52,34 +50,22 @@ def representable_heads(dependent: int, pairs) -> Dict[int, str]:
     return kept
 
 
-def representable_graph(output: Path) -> None:
+def gold_graph(output: Path, with_tree: bool = False) -> None:
     """
-    EWT test's gold graph as the graph parser can output it, written to `output`: one label per (head,
-    dependent) pair (the first in DEPS order: `enhanced_tags` holds one) and no self-loop (no action adds
-    one). Its ELAS is the parser's ceiling.
-    """
-    with open(output, "w", encoding="utf-8") as out:
-        for sentence in read_sentences(str(GOLD)):
-            graph = []
-            for dependent, pairs in enumerate(enhanced_graph(sentence), start=1):
-                graph.append(sorted(representable_heads(dependent, pairs).items()))
-            out.write(format_sentence(sentence, sentence.heads, sentence.deprels, deps=graph))
-
-
-def tree_first_graph(output: Path) -> None:
-    """
-    EWT test's gold graph as the tree-first parser can output it at best, written to `output`: its graph
-    always holds its basic tree (the valid decoder builds it first, and nothing removes an edge), so with the
-    gold tree it is `representable_graph` plus each gold tree edge that the enhanced graph lacks (0.5 % of
-    EWT's, mostly the basic `nsubj`/`obj` of a relative pronoun, which the enhanced graph moves to the
-    antecedent), labelled with its basic relation: what a perfect tree and perfect extra edges would score.
+    EWT test's gold graph as the graph parser can output it (`representable_heads`), written to `output`: its ELAS
+    is the parser's ceiling. `with_tree`: as the tree-first parser can output it at best: its graph always holds
+    its basic tree (the valid decoder builds it first, and nothing removes an edge), so with the gold tree each
+    gold tree edge that the enhanced graph lacks (0.5 % of EWT's, mostly the basic `nsubj`/`obj` of a relative
+    pronoun, which the enhanced graph moves to the antecedent) is added, labelled with its basic relation: what a
+    perfect tree and perfect extra edges would score.
     """
     with open(output, "w", encoding="utf-8") as out:
         for sentence in read_sentences(str(GOLD)):
             graph = []
             for dependent, (word, pairs) in enumerate(zip(sentence.words, enhanced_graph(sentence)), start=1):
                 kept = representable_heads(dependent, pairs)
-                kept.setdefault(word.head, word.deprel)
+                if with_tree:
+                    kept.setdefault(word.head, word.deprel)
                 graph.append(sorted(kept.items()))
             out.write(format_sentence(sentence, sentence.heads, sentence.deprels, deps=graph))
 
@@ -89,7 +75,7 @@ def perfect_graph_phase(predicted: Path, output: Path, gold_tree_labels: bool) -
     A graph parser's test output (`predicted`, with DEPS) with a perfect graph phase, written to `output`: each
     word keeps its predicted tree edge (HEAD, labelled as the output's DEPS labels that edge, else with its
     DEPREL; with `gold_tree_labels`, with the gold graph's label where the gold graph has that edge) and gets
-    every other edge of the gold graph (`representable_graph`'s: no self-loop, one label per head). The graph
+    every other edge of the gold graph (`gold_graph`'s: no self-loop, one label per head). The graph
     phase only adds edges to the tree, so this is what the parser's tree allows at best: a ceiling that a
     better graph phase cannot pass, only a better tree.
     """
@@ -129,12 +115,9 @@ def main() -> None:
     rows = {}
     with tempfile.TemporaryDirectory() as directory:
         rows["gold"] = score(GOLD, Path(directory))
-        ceiling = Path(directory) / "representable.conllu"
-        representable_graph(ceiling)
-        rows["gold_graph_representable"] = graph_scores(ceiling)
-        tree_first = Path(directory) / "tree_first.conllu"
-        tree_first_graph(tree_first)
-        rows["gold_tree_first_ceiling"] = graph_scores(tree_first)
+        for name, with_tree in (("gold_graph_representable", False), ("gold_tree_first_ceiling", True)):
+            gold_graph(Path(directory) / f"{name}.conllu", with_tree)
+            rows[name] = graph_scores(Path(directory) / f"{name}.conllu")
         for predicted in sorted(PREDICTIONS.glob("*.test.conllu.gz")):
             rows[predicted.name.replace(".test.conllu.gz", "")] = score(predicted, Path(directory))
         for predicted in sorted(GRAPH_PREDICTIONS.glob("*.test.conllu.gz")):

@@ -1,6 +1,6 @@
 """
 scripts/enhanced_eval.py (`seqgraph_experiments.enhanced_eval`) on a fixture model of the enhanced graph, and
-the "Enhanced UD (EWT)" section it feeds (`report.enhanced_table`).
+the "Enhanced UD (EWT)" section it feeds (`report.enhanced.enhanced_table`).
 """
 import gzip
 import json
@@ -15,7 +15,9 @@ from seqgraph_allennlp.common.scoring import enhanced_scores, official_scores
 from seqgraph_experiments import ROOT
 from seqgraph_experiments.enhanced_eval import budget_status, check_seed, main
 from seqgraph_experiments.provenance import sha256
-from seqgraph_experiments.report import IWPT_NOTE, enhanced_table, machine_text, parse_speed, write_report
+from seqgraph_experiments.report import write_report
+from seqgraph_experiments.report.common import clone_paths, machine_text
+from seqgraph_experiments.report.enhanced import IWPT_NOTE, enhanced_table, parse_speed
 from seqgraph_experiments.results import read_json, run_results, write_json
 from seqgraph_experiments.rows import feature_cache_off
 from seqgraph_experiments.trainer_log import epoch_seconds
@@ -177,7 +179,8 @@ def test_enhanced_table_renders_the_run_and_the_reference_lines(evaluated, tmp_p
     assert "    .venv/bin/python scripts/tree_copy.py" in lines
     report = tmp_path / "RESULTS.md"
     write_report(results, report)
-    assert "\n".join(lines) in report.read_text()
+    # the report writes the recorded paths as a clone of the repository names them (this run's are in tmp_path)
+    assert "\n".join(clone_paths(line) for line in lines) in report.read_text()
 
 
 def test_rows_renamed_for_one_reason_are_listed_with_it_once(evaluated, tmp_path):
@@ -225,12 +228,12 @@ def test_the_tree_first_ceiling_holds_the_gold_tree_and_the_gold_graph(tmp_path,
     gold = ROOT / "fixtures" / "conllu" / "enhanced.conllu"
     monkeypatch.setattr(tree_copy, "GOLD", gold)
     output = tmp_path / "ceiling.conllu"
-    tree_copy.tree_first_graph(output)
+    tree_copy.gold_graph(output, with_tree=True)
     added = 0
     for sentence, written in zip(read_sentences(str(gold)), read_sentences(str(output))):
         for word, pairs, written_pairs in zip(sentence.words, enhanced_graph(sentence), enhanced_graph(written)):
             heads = {head for head, _ in written_pairs}
-            # every head of the gold graph but self-loops (one label per head: `representable_graph`), and the
+            # every head of the gold graph but self-loops (one label per head: `gold_graph`), and the
             # basic tree's
             assert {head for head, _ in pairs if head != word.id} <= heads
             assert word.head in heads
@@ -282,7 +285,7 @@ def seed_run(row, seed, elas, **changed):
 
 
 def test_enhanced_seed_lines_average_the_seeds_of_one_setting_and_compare_rows():
-    from seqgraph_experiments.report import enhanced_seed_lines
+    from seqgraph_experiments.report.enhanced import enhanced_seed_lines
 
     runs = [seed_run("ours", 0, 0.90, **{"model.label_bfloat16_inference": False}), seed_run("ours", 1, 0.89),
             seed_run("base", 0, 0.88), seed_run("base", 1, 0.885), seed_run("once", 0, 0.5)]
@@ -344,7 +347,7 @@ def test_a_speed_timed_with_the_features_cache_on_is_marked():
 
 
 def test_the_epochs_cell_says_how_a_run_ended_and_an_extended_budget():
-    from seqgraph_experiments.report import convergence, epochs_text
+    from seqgraph_experiments.report.enhanced import convergence, epochs_text
 
     spent = {"epochs_done": 24, "budget": {"epochs": 24, "patience": 5}, "best_epoch": 19, "finished_budget": True,
              "stopped": "epoch budget (24)"}

@@ -10,7 +10,7 @@ from pathlib import Path
 from seqgraph_allennlp import Parser
 from seqgraph_allennlp.common.scoring import score_files
 from seqgraph_allennlp.segmentation.archive import attach_segmenter
-from seqgraph_experiments.report import raw_text_table
+from seqgraph_experiments.report.raw_text import raw_text_table
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,9 +1,10 @@
 """
 The repository's layout: the experiment and benchmark tools live in `seqgraph_experiments`, reached by
 imports alone (no file edits `sys.path`); scripts/ and benchmarks/ hold their thin entry points, at the
-paths that the commands recorded in results/ and docs/ name; the Layout of docs/DESIGN.md (once the README's) names
-every top-level folder.
+paths that the commands recorded in results/ and docs/ name, or a retired tool's entry point is at its last commit
+(docs/EXPERIMENTS.md, "Retired tools"); the Layout of docs/DESIGN.md (once the README's) names every top-level folder.
 """
+import json
 import ast
 import importlib
 import importlib.util
@@ -75,13 +76,34 @@ def test_every_entry_point_is_a_tool():
             assert path in tools, f"{path.relative_to(ROOT)} runs no seqgraph_experiments tool"
 
 
+def retired_tools():
+    """The retired tools of docs/EXPERIMENTS.md, entry point to its last commit."""
+    experiments = (ROOT / "docs" / "EXPERIMENTS.md").read_text(encoding="utf-8").split("\n## Retired tools\n", 1)[1]
+    return dict(re.findall(r"^\| `((?:scripts|benchmarks)/\w+\.py)` \| ([0-9a-f]{7,40}) \|", experiments, re.MULTILINE))
+
+
 def test_every_recorded_command_has_its_entry_point():
     recorded = set()
     for path in repository_files("results/*.json") + repository_files("docs/*.md") + [ROOT / "README.md"]:
         recorded |= set(re.findall(r"\b(?:scripts|benchmarks)/\w+\.py\b", path.read_text(encoding="utf-8")))
     assert "scripts/run_experiments.py" in recorded and "benchmarks/epoch_time.py" in recorded
-    missing = sorted(name for name in recorded if not (ROOT / name).exists())
+    missing = sorted(name for name in recorded if not (ROOT / name).exists() and name not in retired_tools())
     assert missing == []
+
+
+@pytest.mark.parametrize("entry_point, commit", sorted(retired_tools().items()))
+def test_a_retired_tool_is_whole_at_its_last_commit_and_its_results_say_where_they_came_from(entry_point, commit):
+    assert not (ROOT / entry_point).exists(), f"{entry_point} is in the tree: not retired"
+    folder, name = entry_point.split("/")
+    module = f"seqgraph_experiments/{'benchmarks/' if folder == 'benchmarks' else ''}{name}"
+    for path in (entry_point, module):
+        found = subprocess.run(["git", "cat-file", "-e", f"{commit}:{path}"], cwd=ROOT, capture_output=True)
+        assert found.returncode == 0, f"{path} is not in commit {commit}"
+    # each results JSON that the tool wrote keeps its command and its commit
+    for path in repository_files("results/*.json"):
+        result = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(result, dict) and entry_point in str(result.get("command", "")).split():
+            assert result.get("git_commit"), f"{path.relative_to(ROOT)} has no git_commit"
 
 
 def test_the_package_finds_the_repository():

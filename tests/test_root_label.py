@@ -127,29 +127,6 @@ def test_head_selection_loss_leaves_self_loops_and_padding_no_mass():
     assert float(loss) == pytest.approx(float(expected.sum() / (lengths - 1).sum()), rel=1e-5)
 
 
-def test_root_labels_script_counts_the_broken_words(tmp_path):
-    import gzip
-
-    from seqgraph_allennlp.common.conllu import format_sentence, read_sentences
-    from seqgraph_experiments.root_labels import broken_words
-
-    sentences = list(read_sentences(str(DATA)))
-    # sentence 1: its root word relabelled `aux`; sentence 2: a word under another labelled `root`
-    written = []
-    for index, sentence in enumerate(sentences):
-        heads, relations = sentence.heads, list(sentence.deprels)
-        if index == 0:
-            relations[heads.index(0)] = "aux"
-        if index == 1:
-            relations[heads.index(0) - 1 if heads.index(0) > 0 else 1] = "root"
-        written.append(format_sentence(sentence, heads, relations))
-    packed = tmp_path / "prediction.conllu.gz"
-    packed.write_bytes(gzip.compress("".join(written).encode("utf-8")))
-    counts = broken_words(packed, tmp_path, DATA)
-    assert counts == {"words": sum(len(s.words) for s in sentences), "attached_to_0_not_root": 1,
-                      "of_which_gold_head_0": 1, "root_under_a_word": 1}
-
-
 def test_enhanced_labels_are_scored_on_the_real_edges_as_one_edge_at_a_time():
     # the loss and the decoder score only the real edges (no padding rows): the same values as torch's
     # bilinear of each edge alone (in float32: the shipped config parses the labels in bfloat16 where native)

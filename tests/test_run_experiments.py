@@ -8,7 +8,10 @@ import pytest
 from allennlp.common import Params
 
 from seqgraph_experiments import ROOT
-from seqgraph_experiments.report import encoder_text, enhanced_machine_text, machine_text, write_report
+from seqgraph_experiments.report import write_report
+from seqgraph_experiments.report.common import machine_text
+from seqgraph_experiments.report.enhanced import enhanced_machine_text
+from seqgraph_experiments.report.runs import encoder_text
 from seqgraph_experiments.runner import encoder_settings, record_encoder, record_tagger
 from seqgraph_experiments.rows import PRESETS, parse_row, row_spec
 from seqgraph_experiments.trainer_log import epoch_durations, epoch_seconds, training_pass_seconds
@@ -428,7 +431,7 @@ def test_an_older_tagging_result_gets_the_tagger_of_its_config_at_its_commit_and
     tmp_path, monkeypatch
 ):
     from seqgraph_experiments import runner
-    from seqgraph_experiments.report import trained_settings
+    from seqgraph_experiments.report.runs import trained_settings
 
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                           check=True).stdout.strip()

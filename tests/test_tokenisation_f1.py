@@ -12,7 +12,8 @@ from seqgraph_allennlp.common.conllu import read_sentences
 from seqgraph_experiments import tokenisation_f1
 from seqgraph_allennlp.segmentation.documents import documents
 from seqgraph_experiments.raw_text import LAYOUTS, layout_texts
-from seqgraph_experiments.report import tokenisation_table, write_report
+from seqgraph_experiments.report import write_report
+from seqgraph_experiments.report.raw_text import tokenisation_table
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,7 +1,7 @@
 """
-The benchmarks: training and parsing time (`epoch_time`, `step_parts`, `profile_train`, `profile_parse`) and checks of
-the decoders' and the CoNLL-U writer's output on whole treebanks (`single_root_mst`, `conllu_roundtrip`), and the
-parser service under load against `allennlp predict` (`serve_load`).
+The benchmarks: training and parsing time (`epoch_time`, `profile_train`, `profile_parse`), raw-text parsing
+(`raw_text_speed`), and the parser service under load against `allennlp predict` (`serve_load`). The one-off
+benchmarks whose results are committed retired (docs/EXPERIMENTS.md, "Retired tools").
 Each writes its numbers to results/benchmarks/<name>.json (the profiles print theirs, for py-spy) and is
 run through `benchmarks/<name>.py` or `python -m seqgraph_experiments.benchmarks.<name>`; their models and
 predictions go to benchmarks/out/ (not committed). docs/BENCHMARKS.md reads the numbers.

@@ -1,5 +1,0 @@
-"""Command-line entry point of `seqgraph_experiments.root_labels`, where the code and its documentation live."""
-from seqgraph_experiments.root_labels import main
-
-if __name__ == "__main__":
-    main()
