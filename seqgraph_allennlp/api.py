@@ -142,7 +142,7 @@ class Parser:
     batch_size : `int`, optional (default = `1024`)
         Sentences per call to the model when parsing lists of sentences and CoNLL-U. Each call is cut into
         buckets of similar lengths (`length_buckets`): larger calls give fuller buckets, and EWT test parsed
-        about 1.5 times as fast in calls of 1024 as of 64 (`benchmarks/api_batch_size.py`).
+        about 1.5 times as fast in calls of 1024 as of 64 (`results/benchmarks/api_batch_size.json`).
     overwrite_upos : `bool`, optional (default = `False`)
         With a model with a UPOS tagger, give each word the predicted UPOS even where CoNLL-U input has its
         own (the predictor's `overwrite_upos`); by default the input's UPOS is kept and only `_` is filled.

@@ -967,7 +967,7 @@ def english_features_accuracy() -> str:
     assert full["all_trees"] and fast["all_trees"] and result["batch_size"] == 1024
     return (f"With float32 features it scores UAS / LAS {full['UAS']:.2f} / {full['LAS']:.2f} on EWT test, with "
             f"the bfloat16 ones it was trained on {fast['UAS']:.2f} / {fast['LAS']:.2f} "
-            f"(`scripts/features_accuracy.py`, `results/benchmarks/features_accuracy_english.json`)")
+            f"(`results/benchmarks/features_accuracy_english.json`)")
 
 
 def min_pieces_speed() -> str:
@@ -1020,7 +1020,7 @@ def layer_screen() -> str:
     ahead = change_best > baseline_best
     return (f"A parser over layers 2-5 (`coach_valid_mpnet_enhanced` with `transformer_kwargs.num_hidden_layers: 5`, "
             f"seed 0, the one change) against the row's seed 0 over the last four layers (its curve in "
-            f"`results/enhanced/coach_valid_mpnet_enhanced_last_four.json`), `scripts/epoch_screen.py`, "
+            f"`results/enhanced/coach_valid_mpnet_enhanced_last_four.json`), "
             f"`results/enhanced/screens/mpnet_layers_2_5.json`: dev ELAS, change minus baseline, by epoch over the "
             f"first {screen['epochs']}: {by_epoch}; at epoch {last + 1} {screen['change_dev'][last]['ELAS']:.2f} "
             f"against {screen['baseline_dev'][last]['ELAS']:.2f}. Its best dev ELAS so far, {change_best:.2f}, is "

@@ -8,7 +8,7 @@ all-mpnet-base-v2 (its last four layers).
 
 The tolerance checks the code (every layer run, the right layers mixed, the int8 copy used), not what the
 precisions do to the real model: a random transformer has none of the activation outliers that make int8 of
-all-mpnet-base-v2 far from float32 (scripts/feature_speed.py measures that).
+all-mpnet-base-v2 far from float32 (results/benchmarks/feature_speed.json measured that).
 """
 import json
 

@@ -8,8 +8,8 @@ empty nodes (`8.1`, e.g. the elided verb of a gapping construction), which a par
 words cannot predict. The IWPT 2020/2021 shared tasks therefore scored enhanced graphs after the UD tools'
 `enhanced_collapse_empty_nodes.pl` had removed the empty nodes from gold and system files alike: every
 path `word -a-> 8.1 -b-> word` becomes one edge labelled `a>b`. `enhanced_graph` does the same collapse
-(a port of that script's behaviour, checked against it on UD_English-EWT by
-`seqgraph_experiments.check_collapse`), so a graph from this module is what ELAS and EULAS compare
+(a port of that script's behaviour, checked against it on UD_English-EWT:
+`results/enhanced/collapse_check.json`), so a graph from this module is what ELAS and EULAS compare
 (`seqgraph_allennlp.common.scoring.enhanced_scores`).
 
 A path label is no UD relation (the validator refuses `3:conj>nsubj`), so a graph is not written that way:

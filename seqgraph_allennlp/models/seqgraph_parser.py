@@ -621,7 +621,7 @@ class SeqGraphParser(CarriesSegmenter, LoadedWithoutInit, Model):
     ) -> Dict[str, torch.Tensor]:
         """
         Greedy valid decoding that also returns each step's policy and valid edges, for inspecting the
-        generation order (`python -m seqgraph_allennlp.plot`, `scripts/easy_first.py`).
+        generation order (`python -m seqgraph_allennlp.plot`).
 
         # Parameters
 

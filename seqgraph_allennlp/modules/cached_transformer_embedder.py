@@ -303,8 +303,8 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         batch and again after `load_state_dict`. The features directory's fingerprint names the precision
         actually used (float32 on a machine without the other), so vectors of different precisions never
         share a directory; float32's fingerprint is the one it had before this option. Measured on
-        all-mpnet-base-v2 over the first 24 sentences of EWT test (accuracy only, `scripts/feature_speed.py`
-        measures both on the whole file): bfloat16 words' layer vectors have a mean cosine of 0.99997 to
+        all-mpnet-base-v2 over the first 24 sentences of EWT test (accuracy only; both on the whole file in
+        `results/benchmarks/feature_speed.json`): bfloat16 words' layer vectors have a mean cosine of 0.99997 to
         float32's, and nearly the same in two batchings; int8's of 0.58, and of 0.91 to int8's own in another
         batching: each linear layer quantizes its input with one scale for the whole batch (padding
         included), and the feed-forward layers' inputs have outliers (sixth layer: up to 58, mean 0.36),
@@ -316,7 +316,7 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         are sorted by words, not pieces; on EWT test, the predictor's batches of 64 make the transformer run
         on 1.83 times the sentences' pieces, 1.38 in buckets padded to at least 16 pieces as they were until
         2026-11-29, which computed the features 1.17 times as fast in float32 and 1.27 in bfloat16:
-        results/benchmarks/feature_speed.json; docs/BENCHMARKS.md; `BUCKET_MIN_PIECES` says what the minimum
+        results/benchmarks/feature_speed.json; `BUCKET_MIN_PIECES` says what the minimum
         was for and what leaving it out gained). A sentence's vectors then differ from those of the batch as a
         whole by float rounding only, as between any two batches (see above). `False` computes them in the
         batch as given.

@@ -52,7 +52,7 @@ class RecurrentWeight(torch.nn.Module, FromParams):
         natively (elsewhere they stay float32). The parameters, their gradients, the LSTM cell and the
         running scores `S_t` stay float32: each update is rounded once, not their sum. The update alone is
         about 2.6x faster; with a 64-unit cell, an EWT training pass 8-11 % shorter than with 128 units
-        in float32, at the same accuracy (docs/BENCHMARKS.md). On in `coach_valid`.
+        in float32, at the same accuracy (CHANGELOG.md, 2026-11-26; docs/BENCHMARKS.md, epoch time). On in `coach_valid`.
     bfloat16_inference : `bool`, optional (default = `False`)
         The same outside training (the valid decoder's steps). On in the shipped recurrent configs: on EWT
         dev UAS was 87.46 with and without it (the encoder in bfloat16 as shipped; all float32 87.48), 13 of

@@ -7,7 +7,7 @@ A worker task takes the first request waiting, waits up to `max_wait_ms` after e
 prepares each (the predictor's `prepare_batch_json`, with a predictor of its own, so that its `text`
 sentences are numbered from 1) and runs the model once on all their sentences (`predict_prepared`), in one
 thread, one batch at a time. `from_archive` loads the model in that same thread: run in a thread other than
-the one that loaded it, the model parsed at about 0.6 of its speed on two cores (`benchmarks/model_thread.py`;
+the one that loaded it, the model parsed at about 0.6 of its speed on two cores (`results/benchmarks/model_thread.json`;
 likely torch's OpenMP, which keeps a team of threads per calling thread).
 """
 import asyncio

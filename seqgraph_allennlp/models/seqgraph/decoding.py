@@ -25,7 +25,7 @@ class DecodingOptions(NamedTuple):
     stop_bias : `float`, optional (default = `0.0`)
         Added to the graph phase's `STOP` score when decoding (`predict_enhanced`): positive stops sooner,
         so fewer extra edges, negative later; 0 decodes as the model was trained. Training never sees it:
-        a setting to choose on dev (`scripts/stop_bias.py`), as `tau` is.
+        a setting to choose on dev (as in `results/enhanced/stop_bias/`), as `tau` is.
     """
 
     decoder: str = "valid"
