@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The learned segmenter's rows of results/segmentation/: one segmenter per treebank
-# (training_config/segmenter.jsonnet), scored on its test file beside spaCy's rules (scripts/segmenter_eval.py).
+# (training_config/segmenter.jsonnet; Chinese: segmenter_pieces.jsonnet, multilingual-e5-small's word pieces as a
+# feature, as `make model` picks for languages written without spaces), scored on its test file beside spaCy's
+# rules (scripts/segmenter_eval.py).
 #   bash scripts/segmenter_rows.sh [en_ewt cy_ccg de_gsd zh_gsd grc_perseus]
 # English-EWT and Welsh-CCG train on their train file and validate on dev. German-GSD, Chinese-GSD and Ancient
 # Greek-Perseus have only dev and test in ../shared/ud/: their segmenter trains on the first 90 % of the dev
 # file's sentences and validates on the last 10 % (experiments/segmenter_<name>/dev_{train,heldout}.conllu),
-# and the rows say so. Segmenters go to experiments/segmenter_<name>/ (a finished one is kept).
+# and the rows say so. Segmenters go to experiments/<config>_<name>/ (a finished one is kept).
 # EVAL_OPTIONS goes to scripts/segmenter_eval.py (--shared-machine where other jobs run beside it).
 set -euo pipefail
 
@@ -18,11 +20,13 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 declare -A LANGUAGE=([en_ewt]=en [cy_ccg]=cy [de_gsd]=de [zh_gsd]=zh [grc_perseus]=grc)
 declare -A FOLDER=([en_ewt]=data/UD_English-EWT [cy_ccg]=data/UD_Welsh-CCG [de_gsd]=$UD/UD_German-GSD
                    [zh_gsd]=$UD/UD_Chinese-GSD [grc_perseus]=$UD/UD_Ancient_Greek-Perseus)
+declare -A CONFIG=([zh_gsd]=segmenter_pieces)
 
 for name in "${@:-en_ewt cy_ccg de_gsd zh_gsd grc_perseus}"; do
   for name in $name; do
     folder=${FOLDER[$name]}
-    dir=experiments/segmenter_$name
+    config=${CONFIG[$name]:-segmenter}
+    dir=experiments/${config}_$name
     mkdir -p "$dir"
     if [ -f "$folder/$name-ud-train.conllu" ]; then
         train=$folder/$name-ud-train.conllu dev=$folder/$name-ud-dev.conllu
@@ -43,7 +47,7 @@ EOF
     if [ ! -f "$dir/model/model.tar.gz" ]; then
         recover=()
         [ -f "$dir/model/config.json" ] && recover=(--recover)
-        TRAIN_DATA_PATH=$train VALIDATION_DATA_PATH=$dev "$BIN/allennlp" train training_config/segmenter.jsonnet \
+        TRAIN_DATA_PATH=$train VALIDATION_DATA_PATH=$dev "$BIN/allennlp" train "training_config/$config.jsonnet" \
             -s "$dir/model" --include-package seqgraph_allennlp "${recover[@]}" > "$dir/train.log" 2>&1
     fi
     "$BIN/python" scripts/segmenter_eval.py "$dir/model/model.tar.gz" "$folder/$name-ud-test.conllu" \

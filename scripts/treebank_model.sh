@@ -4,7 +4,9 @@
 #
 #   1. the parser (training_config/$PARSER_CONFIG.jsonnet, coach_valid by default) on the treebank's train
 #      file until dev UAS has not improved for PATIENCE epochs, at most EPOCHS: MODEL_DIR/model.tar.gz;
-#   2. the segmenter (training_config/segmenter.jsonnet) on the same files: MODEL_DIR/segmenter/model.tar.gz,
+#   2. the segmenter (training_config/segmenter.jsonnet; segmenter_pieces.jsonnet, with multilingual-e5-small's
+#      word pieces as a feature, for a language written without spaces between words: zh, ja, lzh, yue, th)
+#      on the same files: MODEL_DIR/segmenter/model.tar.gz,
 #      then put inside the parser's archive (segmenter.tar.gz: `python -m seqgraph_allennlp.segmentation.attach`);
 #   3. `allennlp evaluate` on the test file (gold tokens: MODEL_DIR/test_metrics.json) and
 #      `scripts/raw_text_eval.py` (the test file's text, paragraphs as UD's raw text has them:
@@ -72,7 +74,11 @@ echo "== parser: $CONFIG_FILE on $TRAIN (validation: $DEV)"
 train "$CONFIG_FILE" "$MODEL_DIR" "$OVERRIDES"
 # after the parser: AllenNLP trains only into a folder that is empty or its own
 echo "== segmenter: $TRAIN (validation: $DEV)"
-train "${SEGMENTER_CONFIG:-training_config/segmenter.jsonnet}" "$MODEL_DIR/segmenter" "{}"
+case $LANGUAGE in
+    zh|ja|lzh|yue|th) DEFAULT_SEGMENTER=training_config/segmenter_pieces.jsonnet ;;
+    *) DEFAULT_SEGMENTER=training_config/segmenter.jsonnet ;;
+esac
+train "${SEGMENTER_CONFIG:-$DEFAULT_SEGMENTER}" "$MODEL_DIR/segmenter" "{}"
 # writes nothing when the archive carries this segmenter already
 "$BIN/python" -m seqgraph_allennlp.segmentation.attach "$MODEL_DIR/model.tar.gz" "$MODEL_DIR/segmenter/model.tar.gz"
 

@@ -94,7 +94,7 @@ def segmentation_table(paths: List[Path]) -> List[str]:
         "From `results/segmentation/*.json` (`bash scripts/segmenter_rows.sh`): the raw text of each test file, "
         "rebuilt from its `# text` lines (`paragraphs`: each document with a blank line between paragraphs; "
         "`running`: each document on one line), split by the segmenter learned from the treebank "
-        "(`training_config/segmenter.jsonnet`) and by spaCy's rules (the splitter of an archive without a "
+        "(`training_config/segmenter.jsonnet`; `segmenter_pieces.jsonnet` where a row says so) and by spaCy's rules (the splitter of an archive without a "
         "segmenter), scored against the gold tokens, words and sentences with the CoNLL 2018 evaluation "
         "(`udtools.udeval`), F1 in %. Multiword tokens: found / in the gold file. sent/s: the test file's "
         "sentences over the splitter's time in one process after loading (not a cold start); — where other jobs "
@@ -119,7 +119,10 @@ def segmentation_table(paths: List[Path]) -> List[str]:
         quiet = result.get("timed_on_a_quiet_machine", True)
         lines.append(
             f"- {result['name']}: `{result['gold']['path']}` ({result['gold']['sentences']} sentences), the "
-            f"segmenter trained on {result['segmenter']['trained_on']}; {machine_text(result['machine'])}, "
+            f"segmenter trained on {result['segmenter']['trained_on']}"
+            + (", with multilingual-e5-small's word pieces as a feature (`segmenter_pieces.jsonnet`)"
+               if result["segmenter"].get("model", {}).get("piece_tokenizer") else "")
+            + f"; {machine_text(result['machine'])}, "
             f"{'' if result['machine'].get('native_bfloat16') else 'no '}native bfloat16, {result['date'][:10]}, "
             f"commit {result['git_commit'][:10]}; `.venv/bin/python {result['command']}`"
             + (f"; a cold `allennlp predict` of the segmenter over the file: {cold} s" if cold and quiet else "")
