@@ -1047,6 +1047,27 @@ def screen_row_text(screen: Dict, baseline: Dict) -> str:
             f"{100 * row['test']['EULAS']:.2f}, UAS {100 * row['test']['UAS']:.2f}, LAS {100 * row['test']['LAS']:.2f} "
             f"(the old row's seed 0: {100 * baseline['test']['ELAS']:.2f} ELAS)")
 
+def segmentation_row(name: str, layout: str = "paragraphs", splitter: str = "learned", directory: str = "") -> dict:
+    """A row of results/segmentation/[directory/]name.json."""
+    result = json.loads((ROOT / "results" / "segmentation" / directory / f"{name}.json").read_text())
+    return next(row for row in result["rows"] if row["layout"] == layout and row["segmenter"].startswith(splitter))
+
+
+def usage_segmenter_ewt() -> str:
+    learned, rules = segmentation_row("en_ewt_test"), segmentation_row("en_ewt_test", splitter="spaCy")
+    scores = " / ".join(f"{row[metric]:.2f}" for row in (learned,) for metric in ("Tokens", "Sentences", "Words"))
+    rule_scores = " / ".join(f"{rules[metric]:.2f}" for metric in ("Tokens", "Sentences", "Words"))
+    return (f"On EWT test's raw text (paragraphs) it scores Tokens / Sentences / Words F1 {scores} (spaCy's\n"
+            f"rules: {rule_scores}) and finds {learned['multiword_tokens']} of the 354 multiword tokens")
+
+
+def usage_segmenter_pieces() -> str:
+    pieces, plain = segmentation_row("zh_gsd_test"), segmentation_row("zh_gsd_test_without_pieces", directory="variants")
+    rules = segmentation_row("zh_gsd_test", splitter="spaCy")
+    return (f"it scores Words F1 {pieces['Words']:.2f} against {plain['Words']:.2f} without it and "
+            f"{rules['Words']:.2f} with spaCy's rules.")
+
+
 # the guides that hold what the README said of training, decoding, enhanced graphs and the components
 TRAINING = ROOT / "docs" / "TRAINING.md"
 USAGE = ROOT / "docs" / "USAGE.md"
@@ -1083,6 +1104,9 @@ QUOTES = [
     (TRAINING, readme_paper_objective_welsh),
     # USAGE, "Several edges per step"
     (USAGE, readme_tau),
+    # USAGE, "The learned segmenter"
+    (USAGE, usage_segmenter_ewt),
+    (USAGE, usage_segmenter_pieces),
     # DESIGN, "Components"
     (DESIGN, readme_sizes),
     # ANALYSIS, "Multi-edge decoding"
