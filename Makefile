@@ -57,8 +57,9 @@ english-model: install
 model: install
 	bash scripts/treebank_model.sh
 
+# in two processes (pytest-xdist), a test file at a time to each (tests/conftest.py: pytest_xdist_make_scheduler)
 test: install
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile tests
 
 # A quick start in under 10 minutes on 2 CPU cores: trains a small version of the paper's best setting on a
 # subset of UD English-EWT, evaluates it on the EWT test set, parses example sentences and plots the

@@ -7,6 +7,29 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 
 
+# `make test` runs the suite in two processes (pytest-xdist, `-n 2 --dist loadfile`), a test file at a time to
+# each, so that a module's fixtures are built once; here the files that read the enhanced twin's run
+# (`enhanced_twin_run`, three cold starts of `allennlp`) are one unit, so that it is built once a run, and the
+# units go in the order of the files' names (rather than xdist's, the most tests first, which would leave the
+# files of one long test, such as test_english_model.py, to the end).
+ENHANCED_TWIN_FILES = {"test_enhanced_rules.py", "test_evaluate.py", "test_graph.py", "test_initialization.py"}
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FileScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "enhanced_twin" if Path(path).name in ENHANCED_TWIN_FILES else path
+
+    config.option.loadscopereorder = False
+    return FileScheduling(config, log)
+
+
 @pytest.fixture(scope="module")
 def single_thread():
     # tiny tensors: intra-op threads only add synchronisation on 2 shared cores
@@ -29,6 +52,25 @@ def _command_line_defaults():
             if name not in os.environ:
                 patch.setenv(name, value)
         yield
+
+
+# One torch thread for the tests and for the commands they start (unless the caller set OMP_NUM_THREADS or
+# MKL_NUM_THREADS): the models are tiny, and a second intra-op thread only adds OpenMP's synchronisation,
+# which on 2 busy cores spins for most of the suite's CPU time (the fixture twin of coach_valid_enhanced
+# trained 3 epochs in 41 s of CPU with 2 threads, 1.4 s with 1).
+@pytest.fixture(scope="session", autouse=True)
+def _one_torch_thread():
+    import torch
+
+    threads = torch.get_num_threads()
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            if name not in os.environ:
+                patch.setenv(name, "1")
+        if os.environ["OMP_NUM_THREADS"] == "1":
+            torch.set_num_threads(1)
+        yield
+    torch.set_num_threads(threads)
 
 
 @pytest.fixture(autouse=True)
@@ -122,23 +164,65 @@ def trained_model_archive(tmp_path_factory):
     return serialization_dir / "model.tar.gz"
 
 
-# A tiny model of the enhanced graph, shared by tests/test_enhanced_rules.py and tests/test_evaluate.py: the
-# fixture twin of training_config/coach_valid_enhanced.jsonnet (with its UPOS tagger) for ten epochs.
-@pytest.fixture(scope="session")
-def enhanced_model_archive(tmp_path_factory):
+ENHANCED_TWIN_OVERRIDES = {"trainer.num_epochs": 10, "trainer.optimizer.lr": 0.02}
+
+
+def fixture_twin_run(config: str, directory: Path):
+    """
+    `allennlp train` of a fixture twin (10 epochs at lr 0.02) into `directory`/model, then `allennlp predict` of
+    its file (fixtures/conllu/en_small.conllu) into CoNLL-U (checked by `udvalidate --level 2`) beside `allennlp
+    evaluate` on it (the two at once): the predicted file, its sentences, the validation's result and evaluate's
+    metrics.
+    """
     import json
+    import subprocess
+    import sys
 
-    from allennlp.commands.train import train_model_from_file
+    from seqgraph_allennlp.common.conllu import read_sentences
 
-    import seqgraph_allennlp  # noqa: F401
-
-    serialization_dir = tmp_path_factory.mktemp("enhanced_model") / "model"
-    train_model_from_file(
-        str(FIXTURES / "configs" / "coach_valid_enhanced.jsonnet"),
-        str(serialization_dir),
-        overrides=json.dumps({"trainer.num_epochs": 10, "trainer.optimizer.lr": 0.02}),
+    env_bin = Path(sys.executable).parent
+    data = FIXTURES / "conllu" / "en_small.conllu"
+    serialization = directory / "model"
+    subprocess.run(
+        [str(env_bin / "allennlp"), "train", str(FIXTURES / "configs" / config), "-s", str(serialization),
+         "--include-package", "seqgraph_allennlp", "-o", json.dumps(ENHANCED_TWIN_OVERRIDES)],
+        check=True, capture_output=True, cwd=ROOT,
     )
-    return serialization_dir / "model.tar.gz"
+    metrics_path = directory / "metrics.json"
+    evaluating = subprocess.Popen(
+        [str(env_bin / "allennlp"), "evaluate", str(serialization / "model.tar.gz"), str(data), "--output-file",
+         str(metrics_path), "--include-package", "seqgraph_allennlp"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
+    )
+    predicted = directory / "predicted.conllu"
+    subprocess.run(
+        [str(env_bin / "allennlp"), "predict", str(serialization / "model.tar.gz"), str(data), "--use-dataset-reader",
+         "--predictor-args", '{"output_format": "conllu"}', "--include-package", "seqgraph_allennlp", "--silent",
+         "--output-file", str(predicted)],
+        check=True, capture_output=True, cwd=ROOT,
+    )
+    validation = subprocess.run(
+        [str(env_bin / "udvalidate"), "--lang", "en", "--level", "2", str(predicted)],
+        capture_output=True, text=True,
+    )
+    _, evaluate_errors = evaluating.communicate(timeout=300)
+    assert evaluating.returncode == 0, evaluate_errors[-3000:]
+    return predicted, list(read_sentences(str(predicted))), validation, json.loads(metrics_path.read_text())
+
+
+# The fixture twin of training_config/coach_valid_enhanced.jsonnet (with its UPOS tagger) trained by `allennlp
+# train` for ten epochs, predicted and evaluated on its file (`fixture_twin_run`), once a run: tests/test_graph.py
+# checks the run, tests/test_evaluate.py reads its metrics (ENHANCED_TWIN_FILES name every file that reads it).
+@pytest.fixture(scope="session")
+def enhanced_twin_run(tmp_path_factory):
+    return fixture_twin_run("coach_valid_enhanced.jsonnet", tmp_path_factory.mktemp("enhanced_twin"))
+
+
+# Its model, shared by tests/test_enhanced_rules.py, tests/test_evaluate.py and tests/test_initialization.py.
+@pytest.fixture(scope="session")
+def enhanced_model_archive(enhanced_twin_run):
+    predicted, _, _, _ = enhanced_twin_run
+    return predicted.parent / "model" / "model.tar.gz"
 
 
 # A tiny trained segmenter: the fixture twin of training_config/segmenter.jsonnet (a few seconds).

@@ -19,7 +19,7 @@ from seqgraph_allennlp.common.enhanced import enhanced_graph
 from seqgraph_allennlp.common.scoring import enhanced_scores
 from seqgraph_allennlp.structs.tree import is_tree, transitive_closure
 
-from tests.test_graph import fixture_twin_run
+from tests.conftest import fixture_twin_run
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "fixtures" / "configs"

@@ -4,10 +4,7 @@ properties by brute force on random scores, the graph oracle's KL against a hand
 independence of a model's graphs, and a fixture twin that trains and writes DEPS.
 """
 import copy
-import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -276,41 +273,6 @@ class TestEnhancedParser(ModelTestCase):
         assert sum(instance["metadata"]["enhanced_uncounted"] for instance in self.instances) == 1
 
 
-def fixture_twin_run(config: str, tmp_path: Path):
-    """
-    `allennlp train` of a fixture twin (10 epochs), then `allennlp predict` of its file into CoNLL-U (checked by
-    `udvalidate --level 2`) beside `allennlp evaluate` on it (the two at once): the predicted sentences, the
-    validation's result and evaluate's metrics.
-    """
-    env_bin = Path(sys.executable).parent
-    serialization = tmp_path / "model"
-    subprocess.run(
-        [str(env_bin / "allennlp"), "train", str(CONFIGS / config), "-s", str(serialization),
-         "--include-package", "seqgraph_allennlp", "-o", '{"trainer.num_epochs": 10, "trainer.optimizer.lr": 0.02}'],
-        check=True, capture_output=True, cwd=ROOT,
-    )
-    metrics_path = tmp_path / "metrics.json"
-    evaluating = subprocess.Popen(
-        [str(env_bin / "allennlp"), "evaluate", str(serialization / "model.tar.gz"), str(DATA), "--output-file",
-         str(metrics_path), "--include-package", "seqgraph_allennlp"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
-    )
-    predicted = tmp_path / "predicted.conllu"
-    subprocess.run(
-        [str(env_bin / "allennlp"), "predict", str(serialization / "model.tar.gz"), str(DATA), "--use-dataset-reader",
-         "--predictor-args", '{"output_format": "conllu"}', "--include-package", "seqgraph_allennlp", "--silent",
-         "--output-file", str(predicted)],
-        check=True, capture_output=True, cwd=ROOT,
-    )
-    validation = subprocess.run(
-        [str(env_bin / "udvalidate"), "--lang", "en", "--level", "2", str(predicted)],
-        capture_output=True, text=True,
-    )
-    _, evaluate_errors = evaluating.communicate(timeout=300)
-    assert evaluating.returncode == 0, evaluate_errors[-3000:]
-    return predicted, list(read_sentences(str(predicted))), validation, json.loads(metrics_path.read_text())
-
-
 class TestEnhancedParserWithSharedGraphScores(ModelTestCase):
     def test_trains_saves_and_loads(self, single_thread):
         self.set_up_model(CONFIGS / "coach_valid_enhanced_shared_scores.jsonnet", DATA, seed=13)
@@ -319,9 +281,12 @@ class TestEnhancedParserWithSharedGraphScores(ModelTestCase):
         self.ensure_model_can_train_save_and_load(self.param_file, tolerance=1e-4)
 
 
-def test_fixture_twin_trains_and_predicts_valid_deps(tmp_path):
-    """`allennlp train` then `allennlp predict` on the fixture twin: DEPS written, UD level-2 valid."""
-    predicted, sentences, validation, metrics = fixture_twin_run("coach_valid_enhanced.jsonnet", tmp_path)
+def test_fixture_twin_trains_and_predicts_valid_deps(enhanced_twin_run):
+    """
+    `allennlp train` then `allennlp predict` on the fixture twin (conftest.py's `fixture_twin_run`, once a run):
+    DEPS written, UD level-2 valid.
+    """
+    predicted, sentences, validation, metrics = enhanced_twin_run
     assert len(sentences) == 6
     for sentence in sentences:
         graph = enhanced_graph(sentence)

@@ -81,8 +81,8 @@ def test_the_first_screen_installs_gets_a_model_parses_and_scores():
 def test_the_readme_gives_the_test_command_that_ci_runs():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     recipe = re.search(r"^test: install\n\t\$\(BIN\)/(.+)$", makefile, flags=re.MULTILINE).group(1)
-    assert recipe == "python -m pytest -q tests"
-    assert "make test" in commands() and ".venv/bin/python -m pytest -q tests" in readme()
+    assert recipe == "python -m pytest -q -n 2 --dist loadfile tests"
+    assert "make test" in commands() and ".venv/bin/python -m pytest -q -n 2 --dist loadfile tests" in readme()
     assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").rstrip().endswith("\nmake test")
 
 
