@@ -1068,6 +1068,12 @@ def usage_segmenter_pieces() -> str:
             f"{rules['Words']:.2f} with spaCy's rules.")
 
 
+def usage_segmenter_bfloat16() -> str:
+    row = segmentation_row("en_ewt_test_bf16_inference", directory="variants")
+    return (f"at {row['sentences_per_second']:,.0f} sentences/s for {row['Tokens']:.2f} / {row['Sentences']:.2f} / "
+            f"{row['Words']:.2f} (`results/segmentation/variants/`).")
+
+
 # the guides that hold what the README said of training, decoding, enhanced graphs and the components
 TRAINING = ROOT / "docs" / "TRAINING.md"
 USAGE = ROOT / "docs" / "USAGE.md"
@@ -1107,6 +1113,7 @@ QUOTES = [
     # USAGE, "The learned segmenter"
     (USAGE, usage_segmenter_ewt),
     (USAGE, usage_segmenter_pieces),
+    (USAGE, usage_segmenter_bfloat16),
     # DESIGN, "Components"
     (DESIGN, readme_sizes),
     # ANALYSIS, "Multi-edge decoding"
