@@ -1074,6 +1074,22 @@ def usage_segmenter_bfloat16() -> str:
             f"{row['Words']:.2f} (`results/segmentation/variants/`).")
 
 
+def usage_raw_text_english() -> str:
+    result = json.loads((ROOT / "results" / "raw_text" / "en_ewt_test_english_model.json").read_text())
+    rows = {row["input"]: row for row in result["rows"]}
+    lines = []
+    for name, key in (("learned segmenter", "raw text (paragraphs), learned segmenter"),
+                      ("spaCy's rules", "raw text (paragraphs), spaCy rules (en)")):
+        row = rows[key]
+        lines.append(f"| this project, {name} | " + " | ".join(
+            f"{row[metric]:.2f}" for metric in ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS")) + " |")
+    gold = rows["gold tokenisation"]
+    return (f"on gold tokens UAS / LAS {gold['UAS']:.2f} / {gold['LAS']:.2f}) with the segmenter its archive carries "
+            f"(`results/raw_text/en_ewt_test_english_model.json`), beside published figures of other parsers (their "
+            f"own papers' or pages' numbers, other UD versions): | EWT test from raw text | Tokens | Sentences | Words "
+            f"| UPOS | UAS | LAS | |---|---|---|---|---|---|---| " + " ".join(lines))
+
+
 # the guides that hold what the README said of training, decoding, enhanced graphs and the components
 TRAINING = ROOT / "docs" / "TRAINING.md"
 USAGE = ROOT / "docs" / "USAGE.md"
@@ -1114,6 +1130,7 @@ QUOTES = [
     (USAGE, usage_segmenter_ewt),
     (USAGE, usage_segmenter_pieces),
     (USAGE, usage_segmenter_bfloat16),
+    (USAGE, usage_raw_text_english),
     # DESIGN, "Components"
     (DESIGN, readme_sizes),
     # ANALYSIS, "Multi-edge decoding"
