@@ -39,6 +39,11 @@ def per_file(folder: Path, table: Callable[[Dict], List[str]]) -> List[str]:
     return [line for path in sorted(folder.glob("*.json")) for line in table(read_json(path))]
 
 
+def made_with(command: str) -> List[str]:
+    """A section's closing lines: the command that wrote its JSON."""
+    return ["", "Made with:", "", f"    .venv/bin/python {command}", ""]
+
+
 def percent(value: Optional[float]) -> str:
     return "" if value is None else f"{100 * value:.2f}"
 

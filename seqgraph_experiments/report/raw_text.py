@@ -3,7 +3,7 @@ from pathlib import Path
 from typing import Dict, List
 
 from seqgraph_experiments import RESULTS
-from seqgraph_experiments.report.common import machine_text, per_file, percent
+from seqgraph_experiments.report.common import machine_text, made_with, per_file, percent
 from seqgraph_experiments.results import read_json
 
 
@@ -47,7 +47,7 @@ def tokenisation_table(result: Dict) -> List[str]:
     lines += [f"- not measured: {name}: {why}." for name, why in result.get("not_measured", {}).items()]
     if result.get("skipped"):
         lines.append("- not measured: " + ", ".join(f"{name} ({why})" for name, why in result["skipped"].items()) + ".")
-    lines += ["", "Made with:", "", f"    .venv/bin/python {result['command']}", ""]
+    lines += made_with(result["command"])
     if result.get("alternatives_installed"):
         lines += [f"The alternatives were installed {result['alternatives_installed']}.", ""]
     return lines
@@ -78,7 +78,7 @@ def raw_text_table(result: Dict) -> List[str]:
         lines.append(f"| {row['input']} | " + " | ".join(
             cell(row[metric]) for metric in ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS")
         ) + f" | {row['seconds']:.1f} |")
-    lines += ["", "Made with:", "", f"    .venv/bin/python {result['command']}", ""]
+    lines += made_with(result["command"])
     return lines
 
 

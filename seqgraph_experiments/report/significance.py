@@ -3,7 +3,7 @@ from pathlib import Path
 from typing import Dict, List
 
 from seqgraph_experiments import RESULTS
-from seqgraph_experiments.report.common import per_file, percent
+from seqgraph_experiments.report.common import made_with, per_file, percent
 
 # how a paired bootstrap with enhanced graphs scores them
 ENHANCED_SAMPLES = (
@@ -38,7 +38,7 @@ def significance_table(result: Dict) -> List[str]:
             f"{100 * result[metric]['difference']:+.2f} | {100 * low:+.2f} to {100 * high:+.2f} | "
             f"{100 * result[metric]['share_not_leading']:.2f} % |"
         )
-    lines += ["", "Made with:", "", f"    .venv/bin/python {result['command']}", ""]
+    lines += made_with(result["command"])
     return lines
 
 

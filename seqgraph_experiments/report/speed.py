@@ -4,7 +4,7 @@ from pathlib import Path
 from typing import Dict, List
 
 from seqgraph_experiments import RESULTS
-from seqgraph_experiments.report.common import clone_paths
+from seqgraph_experiments.report.common import clone_paths, made_with
 from seqgraph_experiments.results import read_json
 
 
@@ -36,7 +36,7 @@ def english_speed_table(speed: Dict) -> List[str]:
             f"{row['sentences_per_second_without_startup']:.1f} | {row['sentences_per_second']:.1f} | "
             f"{row['predicted_trees']} of {row['predicted_sentences']} |"
         )
-    lines += ["", "Made with:", "", f"    .venv/bin/python {speed['command']}", ""]
+    lines += made_with(speed["command"])
     return lines
 
 
@@ -93,7 +93,7 @@ def speed_table(speed: Dict) -> List[str]:
                   "`scripts/run_experiments.py` writes each row's (`experiments/SECTION/ROW[.seedN]/model/`): "
                   + ", ".join(f"`{archive}`" for archive in archives)
                   + ". Train those rows first (the Reproduce command of their section), or name other archives."]
-    lines += ["", "Made with:", "", f"    .venv/bin/python {speed['command']}", ""]
+    lines += made_with(speed["command"])
     return lines
 
 
