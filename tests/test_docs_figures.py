@@ -1049,7 +1049,7 @@ def screen_row_text(screen: Dict, baseline: Dict) -> str:
 
 def segmentation_row(name: str, layout: str = "paragraphs", splitter: str = "learned", directory: str = "") -> dict:
     """A row of results/segmentation/[directory/]name.json."""
-    result = json.loads((ROOT / "results" / "segmentation" / directory / f"{name}.json").read_text())
+    result = load(str(Path("segmentation") / directory / f"{name}.json"))
     return next(row for row in result["rows"] if row["layout"] == layout and row["segmenter"].startswith(splitter))
 
 
@@ -1075,7 +1075,7 @@ def usage_segmenter_bfloat16() -> str:
 
 
 def usage_raw_text_english() -> str:
-    result = json.loads((ROOT / "results" / "raw_text" / "en_ewt_test_english_model.json").read_text())
+    result = load("raw_text/en_ewt_test_english_model.json")
     rows = {row["input"]: row for row in result["rows"]}
     lines = []
     for name, key in (("learned segmenter", "raw text (paragraphs), learned segmenter"),

@@ -17,7 +17,7 @@ from allennlp.data.tokenizers import Token
 
 from seqgraph_allennlp.common.conllu import read_sentences
 from seqgraph_allennlp.segmentation.documents import documents
-from seqgraph_allennlp.segmentation.features import character_features, character_token
+from seqgraph_allennlp.segmentation.features import character_token
 from seqgraph_allennlp.segmentation.labels import (
     MULTIWORD_END,
     MULTIWORD_SENTENCE_END,
@@ -25,7 +25,7 @@ from seqgraph_allennlp.segmentation.labels import (
     sentence_text,
     text_labels,
 )
-from seqgraph_allennlp.segmentation.pieces import PieceEnds, read_tokenizer_json
+from seqgraph_allennlp.segmentation.pieces import PieceEnds, read_tokenizer_json, segmenter_features
 
 logger = logging.getLogger(__name__)
 
@@ -124,12 +124,9 @@ class SegmenterUDReader(DatasetReader):
 
     def features(self, text: str) -> numpy.ndarray:
         """`(len(text), number of features)` float32: what the segmenter sees of each character besides itself."""
-        features = character_features(text)
-        if self.piece_tokenizer is None:
-            return features
-        if self._piece_ends is None:
+        if self.piece_tokenizer is not None and self._piece_ends is None:
             self._piece_ends = PieceEnds(read_tokenizer_json(self.piece_tokenizer))
-        return numpy.concatenate([features, self._piece_ends(text)], axis=1)
+        return segmenter_features(text, self._piece_ends)
 
     def text_to_instance(  # type: ignore[override]
         self,

@@ -15,7 +15,6 @@ from allennlp.nn import InitializerApplicator, util
 from seqgraph_allennlp.dataset_readers.segmenter_ud import CHARACTERS
 from seqgraph_allennlp.segmentation.features import (
     NUM_FEATURES,
-    character_features,
     character_token,
     unique_characters,
 )
@@ -27,7 +26,12 @@ from seqgraph_allennlp.segmentation.labels import (
     labels_to_sentences,
 )
 from seqgraph_allennlp.segmentation.multiword import MultiwordExpander
-from seqgraph_allennlp.segmentation.pieces import PieceEnds, PieceTokenizerError, read_tokenizer_json
+from seqgraph_allennlp.segmentation.pieces import (
+    PieceEnds,
+    PieceTokenizerError,
+    read_tokenizer_json,
+    segmenter_features,
+)
 from seqgraph_allennlp.segmentation.sentence import TextSentence
 
 # what each F1 of `get_metrics` counts: the labels that are its boundary
@@ -194,15 +198,11 @@ class Segmenter(Model):
         return results
 
     def _features(self, text: str) -> numpy.ndarray:
-        # as the reader's `features`
-        features = character_features(text)
-        if self.piece_tokenizer is None:
-            return features
-        if self._piece_ends is None:
+        if self.piece_tokenizer is not None and self._piece_ends is None:
             if self._tokenizer_json is None:
                 raise PieceTokenizerError(f"{self.piece_tokenizer}: no such file, and the weights do not hold it")
             self._piece_ends = PieceEnds(self._tokenizer_json)
-        return numpy.concatenate([features, self._piece_ends(text)], axis=1)
+        return segmenter_features(text, self._piece_ends)
 
     def _character_ids(self, text: str) -> numpy.ndarray:
         characters, inverse = unique_characters(text)
