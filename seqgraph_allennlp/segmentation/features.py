@@ -5,7 +5,7 @@ seen in training (another script's letters, emoji) still carry what matters for 
 """
 import unicodedata
 from functools import lru_cache
-from typing import List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import numpy
 
@@ -59,3 +59,14 @@ def character_features(text: str) -> numpy.ndarray:
     characters, inverse = unique_characters(text)
     table = numpy.asarray([_character_features(character) for character in characters], dtype=numpy.float32)
     return table.reshape(-1, NUM_FEATURES)[inverse]
+
+
+def segmenter_features(text: str, *extra: Optional[Callable[[str], numpy.ndarray]]) -> numpy.ndarray:
+    """
+    `(len(text), NUM_FEATURES + ...)` float32: what a segmenter sees of each character besides itself, its
+    `character_features` and the columns of each `extra` that is not `None` (`pieces.PieceEnds`,
+    `word_vectors.WordVectors`), in that order. The reader and the model both call it, so training and
+    segmenting see the same features.
+    """
+    columns = [character_features(text)] + [feature(text) for feature in extra if feature is not None]
+    return columns[0] if len(columns) == 1 else numpy.concatenate(columns, axis=1)

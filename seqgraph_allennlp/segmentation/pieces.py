@@ -8,12 +8,11 @@ archive trained with it needs nothing beside it.
 """
 import json
 from pathlib import Path
-from typing import Optional, Union
+from typing import Union
 
 import numpy
 
 from seqgraph_allennlp.common.errors import SeqGraphError
-from seqgraph_allennlp.segmentation.features import character_features
 
 
 class PieceTokenizerError(SeqGraphError, ValueError):
@@ -63,15 +62,3 @@ class PieceEnds:
         if len(stops):
             ends[stops - 1, 0] = 1.0
         return ends
-
-
-def segmenter_features(text: str, piece_ends: Optional[PieceEnds] = None) -> numpy.ndarray:
-    """
-    `(len(text), NUM_FEATURES [+ 1])` float32: what a segmenter sees of each character besides itself, its
-    `character_features` and, with `piece_ends`, whether a piece ends there. The reader and the model both
-    call it, so training and segmenting see the same features.
-    """
-    features = character_features(text)
-    if piece_ends is None:
-        return features
-    return numpy.concatenate([features, piece_ends(text)], axis=1)
