@@ -12,8 +12,9 @@
 #      `scripts/raw_text_eval.py` (the test file's text, paragraphs as UD's raw text has them:
 #      MODEL_DIR/raw_text.json), and prints both.
 #
-# SEGMENTER_CONFIG names another segmenter config (a path). The files: TREEBANK/*-ud-{train,dev,test}.conllu, or TRAIN_FILE, DEV_FILE and TEST_FILE (a treebank without
-# a train split: train on its dev file, and say so). MODEL_DIR defaults to models/<treebank folder name>.
+# SEGMENTER_CONFIG names another segmenter config (a path); SEGMENTER_MODEL a trained segmenter archive to put in
+# the parser's archive instead of training one. The files: TREEBANK/*-ud-{train,dev,test}.conllu, or TRAIN_FILE,
+# DEV_FILE and TEST_FILE (a treebank without a train split: train on its dev file, and say so). MODEL_DIR defaults to models/<treebank folder name>.
 # Stopped, it resumes where it was (each training with --recover) when run again; a finished step is skipped.
 set -euo pipefail
 
@@ -42,6 +43,7 @@ for file in "$TRAIN" "$DEV" "$TEST"; do [ -f "$file" ] || fail "$file: no such f
 languages=$(for file in "$TRAIN" "$DEV" "$TEST"; do basename "$file" | cut -d_ -f1; done | sort -u)
 [ "$(echo "$languages" | wc -l)" -eq 1 ] || fail "$TREEBANK: files of several languages ($(echo $languages)): one treebank at a time"
 LANGUAGE=$languages
+[ -z "${SEGMENTER_MODEL:-}" ] || [ -f "$SEGMENTER_MODEL" ] || fail "$SEGMENTER_MODEL: no such segmenter archive (SEGMENTER_MODEL)"
 
 CONFIG=${PARSER_CONFIG:-coach_valid}
 CONFIG_FILE=training_config/$CONFIG.jsonnet
@@ -78,9 +80,15 @@ case $LANGUAGE in
     zh|ja|lzh|yue|th) DEFAULT_SEGMENTER=training_config/segmenter_pieces.jsonnet ;;
     *) DEFAULT_SEGMENTER=training_config/segmenter.jsonnet ;;
 esac
-train "${SEGMENTER_CONFIG:-$DEFAULT_SEGMENTER}" "$MODEL_DIR/segmenter" "{}"
+SEGMENTER=$MODEL_DIR/segmenter/model.tar.gz
+if [ -n "${SEGMENTER_MODEL:-}" ]; then
+    echo "$SEGMENTER_MODEL: trained already (SEGMENTER_MODEL)"
+    SEGMENTER=$SEGMENTER_MODEL
+else
+    train "${SEGMENTER_CONFIG:-$DEFAULT_SEGMENTER}" "$MODEL_DIR/segmenter" "{}"
+fi
 # writes nothing when the archive carries this segmenter already
-"$BIN/python" -m seqgraph_allennlp.segmentation.attach "$MODEL_DIR/model.tar.gz" "$MODEL_DIR/segmenter/model.tar.gz"
+"$BIN/python" -m seqgraph_allennlp.segmentation.attach "$MODEL_DIR/model.tar.gz" "$SEGMENTER"
 
 echo "== test: $TEST"
 "$BIN/allennlp" evaluate "$MODEL_DIR/model.tar.gz" "$TEST" --include-package seqgraph_allennlp \

@@ -62,6 +62,16 @@ def test_english_model_script_trains_evaluates_and_keeps_a_trained_model(tmp_pat
     assert "learned segmenter" in first.stdout and "Tokens" in first.stdout
     archive = model_dir / "model.tar.gz"
     trained_at = archive.stat().st_mtime_ns
-    second = run_script(env)
+    # a trained segmenter named by SEGMENTER_MODEL is put in instead of training one (here the same one)
+    second = run_script({**env, "SEGMENTER_MODEL": str(model_dir / "segmenter" / "model.tar.gz")})
     assert second.returncode == 0, second.stderr[-3000:]
     assert "is trained already" in second.stdout and archive.stat().st_mtime_ns == trained_at
+    assert "trained already (SEGMENTER_MODEL)" in second.stdout
+
+
+def test_a_missing_segmenter_model_is_refused_before_any_training(tmp_path):
+    env = {**os.environ, "ENGLISH_MODEL_DIR": str(tmp_path / "english"), "SEGMENTER_MODEL": str(tmp_path / "none.tar.gz")}
+    result = run_script(env)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"error: {tmp_path / 'none.tar.gz'}: no such segmenter archive (SEGMENTER_MODEL)"
+    assert not (tmp_path / "english").exists()
