@@ -29,5 +29,6 @@ for name in ${@:-de_gsd zh_gsd grc_perseus}; do
     cp "${FOLDER[$name]}/$name-ud-test.conllu" "$dir/data/$name-ud-test.conllu"
     TREEBANK=$dir/data MODEL_DIR=$dir/model SEGMENTER_MODEL=$segmenter/model/model.tar.gz bash scripts/treebank_model.sh
     "$BIN/python" scripts/raw_text_eval.py "$dir/model/model.tar.gz" "${FOLDER[$name]}/$name-ud-test.conllu" \
-        --name "${name}_test_dev_trained"
+        --name "${name}_test_dev_trained" \
+        --trained-on "the first 90 % of the sentences of ${FOLDER[$name]}/$name-ud-dev.conllu (validation: the last 10 %; no train file)"
 done

@@ -43,6 +43,8 @@ def main() -> None:
     parser.add_argument("--name", required=True, help="results/raw_text/NAME.json")
     parser.add_argument("--language", default=None, help="the tokeniser's language (default: the model's)")
     parser.add_argument("--out-dir", type=Path, default=OUT, help="where NAME.json goes (default: results/raw_text)")
+    parser.add_argument("--trained-on", default=None,
+                        help="what the model was trained on, for the record (say so where it is not the treebank's train file)")
     parser.add_argument("--segmenter", action="append", choices=("learned", "rules"),
                         help="how raw text is split, one row each (repeat for both; default: both where the "
                              "archive carries a segmenter, else the rules)")
@@ -81,7 +83,8 @@ def main() -> None:
     result = {
         "name": args.name,
         "model": {"path": os.path.relpath(args.model, ROOT),
-                  "sha256": sha256(args.model)},
+                  "sha256": sha256(args.model),
+                  **({"trained_on": args.trained_on} if args.trained_on else {})},
         "gold": {"path": os.path.relpath(args.gold, ROOT), "sentences": len(sentences), "texts": len(texts)},
         "scorer": "udtools.udeval (CoNLL 2018 shared task evaluation), F1 in %, words aligned by characters",
         "rows": rows,

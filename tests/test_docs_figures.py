@@ -1090,6 +1090,17 @@ def usage_raw_text_english() -> str:
             f"| UPOS | UAS | LAS | |---|---|---|---|---|---|---| " + " ".join(lines))
 
 
+def usage_dev_trained_raw_text() -> str:
+    parts = []
+    for name, treebank in (("de_gsd", "German-GSD"), ("zh_gsd", "Chinese-GSD"), ("grc_perseus", "Ancient Greek-Perseus")):
+        result = load(f"raw_text/{name}_test_dev_trained.json")
+        assert result["model"]["trained_on"].startswith("the first 90 % of the sentences of ")
+        rows = {row["input"].split(",")[-1].split("(")[0].strip(): row for row in result["rows"]}
+        parts.append(f"{treebank} {rows['learned segmenter']['LAS']:.2f} against {rows['spaCy rules']['LAS']:.2f} "
+                     f"({rows['gold tokenisation']['LAS']:.2f})")
+    return "tokens): " + ", ".join(parts) + "."
+
+
 # the guides that hold what the README said of training, decoding, enhanced graphs and the components
 TRAINING = ROOT / "docs" / "TRAINING.md"
 USAGE = ROOT / "docs" / "USAGE.md"
@@ -1131,6 +1142,7 @@ QUOTES = [
     (USAGE, usage_segmenter_pieces),
     (USAGE, usage_segmenter_bfloat16),
     (USAGE, usage_raw_text_english),
+    (USAGE, usage_dev_trained_raw_text),
     # DESIGN, "Components"
     (DESIGN, readme_sizes),
     # ANALYSIS, "Multi-edge decoding"

@@ -584,6 +584,28 @@ def test_the_readable_outputs_are_plain_python_without_sanitize(archive):
             assert sanitize(value) == value, key
 
 
+def test_sentences_with_a_long_word_are_bucketed_apart_by_its_length():
+    from allennlp.data import Instance
+    from allennlp.data.fields import TextField
+    from allennlp.data.tokenizers import Token
+
+    from seqgraph_allennlp.predictors.batching import LONG_WORD, length_buckets_of_instances
+
+    def sentence(*words):
+        return Instance({"words": TextField([Token(word) for word in words], {})})
+
+    url = "https://example.org/" + "a" * 80
+    mail = "someone.with.a.long.name@example.org"
+    assert len(mail) > LONG_WORD >= len("ordinary")
+    instances = [sentence("ordinary", "words"), sentence("see", url), sentence("a", "b", "c"),
+                 sentence("write", "to", mail), sentence("x" * LONG_WORD)]
+    buckets = length_buckets_of_instances(instances)
+    assert sorted(position for bucket in buckets for position in bucket) == list(range(5))
+    # the ordinary sentences (a word of LONG_WORD characters is one) by word count; then the long-word ones,
+    # the 100-character URL's sentence on its own, not with the 36-character address's
+    assert buckets == [[4, 0, 2], [3], [1]]
+
+
 @pytest.mark.parametrize("max_size", [None, 1, 3, 5, 128])
 def test_length_buckets_cover_the_batch_sorted_padded_and_capped(max_size):
     from seqgraph_allennlp.predictors.batching import length_buckets

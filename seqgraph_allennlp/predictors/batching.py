@@ -58,16 +58,38 @@ def length_buckets(
     return split
 
 
+# A word longer than this (a URL, an e-mail address: EWT test has words of 473 and 295 characters) puts its
+# sentence among the long-word ones, bucketed by that length: a character encoder pads every word of a batch
+# to its longest, and one such word in a bucket of 128 sentences made the character CNN half of a batch's time.
+LONG_WORD = 32
+
+
+def length_buckets_of_instances(instances: List[Instance]) -> List[List[int]]:
+    """
+    `length_buckets` of the instances' word counts, except that the sentences with a word of more than
+    `LONG_WORD` characters are bucketed apart, by the length of their longest word.
+    """
+    longest = [max((len(token.text) for token in instance["words"].tokens), default=0)  # type: ignore[attr-defined]
+               for instance in instances]
+    ordinary = [position for position, length in enumerate(longest) if length <= LONG_WORD]
+    long_words = [position for position, length in enumerate(longest) if length > LONG_WORD]
+    buckets = [[ordinary[index] for index in bucket]
+               for bucket in length_buckets([len(instances[position]["words"]) for position in ordinary])]  # type: ignore[arg-type]
+    buckets += [[long_words[index] for index in bucket]
+                for bucket in length_buckets([longest[position] for position in long_words], min_size=1)]
+    return buckets
+
+
 def forward_in_length_buckets(
     forward: Callable[[List[Instance]], List[Dict[str, Any]]], instances: List[Instance]
 ) -> List[Dict[str, Any]]:
     """
-    `forward` (a `forward_on_instances`) run on `instances` cut into `length_buckets`: its outputs, in the
-    order of `instances`. The same trees as one batch (a sentence's parse does not depend on its batch),
-    with less padding.
+    `forward` (a `forward_on_instances`) run on `instances` cut into `length_buckets_of_instances`: its
+    outputs, in the order of `instances`. The same trees as one batch (a sentence's parse does not depend on
+    its batch), with less padding.
     """
     outputs: List[Dict[str, Any]] = [{}] * len(instances)
-    for bucket in length_buckets([len(instance["words"]) for instance in instances]):  # type: ignore[arg-type]
+    for bucket in length_buckets_of_instances(instances):
         for position, output in zip(bucket, forward([instances[i] for i in bucket])):
             outputs[position] = output
     return outputs
