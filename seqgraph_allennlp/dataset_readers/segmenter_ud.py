@@ -26,7 +26,6 @@ from seqgraph_allennlp.segmentation.labels import (
     text_labels,
 )
 from seqgraph_allennlp.segmentation.pieces import PieceEnds, read_tokenizer_json
-from seqgraph_allennlp.segmentation.word_vectors import WordVectors, read_word_vectors
 
 logger = logging.getLogger(__name__)
 
@@ -43,8 +42,7 @@ class SegmenterUDReader(DatasetReader):
 
     * `characters`: a `TextField` of its characters, one token each (namespace `characters`);
     * `features`: `(window_length, NUM_FEATURES)` case and Unicode-category features of each character
-      (one more with `piece_tokenizer`: whether a piece of that tokenizer ends there; then the vector of
-      the character's word with `word_vectors`);
+      (one more with `piece_tokenizer`: whether a piece of that tokenizer ends there);
     * `labels`: each character's label (`INSIDE`, `TOKEN_END`, ... of `segmentation.labels`);
     * `metadata`: `{"multiword_tokens": [(form, words), ...]}`, the multiword tokens that end in the window
       (so each is counted once: the segmenter's expander learns from them).
@@ -65,11 +63,6 @@ class SegmenterUDReader(DatasetReader):
     piece_tokenizer : `str`, optional (default = `None`)
         A Hugging Face `tokenizer.json` (or a model directory with one) whose piece ends are a feature
         (`segmentation.pieces`); the segmenter model must name the same one.
-    word_vectors : `str`, optional (default = `None`)
-        A GloVe-style text file whose vectors of each character's word are features
-        (`segmentation.word_vectors`); the segmenter model must name the same file and `max_word_vectors`.
-    max_word_vectors : `int`, optional (default = `100000`)
-        The file's first (most frequent) words that are read.
     seed : `int`, optional (default = `13`)
     token_indexers : `Dict[str, TokenIndexer]`, optional
         Default: one `SingleIdTokenIndexer` over the `characters` namespace.
@@ -81,8 +74,6 @@ class SegmenterUDReader(DatasetReader):
         paragraph_separators: Sequence[str] = ("\n\n", " "),
         min_characters: int = 0,
         piece_tokenizer: Optional[str] = None,
-        word_vectors: Optional[str] = None,
-        max_word_vectors: int = 100000,
         seed: int = 13,
         token_indexers: Optional[Dict[str, TokenIndexer]] = None,
         **kwargs,
@@ -99,9 +90,6 @@ class SegmenterUDReader(DatasetReader):
         # read when first needed: a segmenter archive is loaded (its readers built) where the file may be gone
         self.piece_tokenizer = piece_tokenizer
         self._piece_ends: Optional[PieceEnds] = None
-        self.word_vectors = word_vectors
-        self.max_word_vectors = max_word_vectors
-        self._word_vectors: Optional[WordVectors] = None
         self.token_indexers = token_indexers or {"characters": SingleIdTokenIndexer(namespace=CHARACTERS)}
 
     def _read(self, file_path: str) -> Iterator[Instance]:
@@ -138,9 +126,7 @@ class SegmenterUDReader(DatasetReader):
         """`(len(text), number of features)` float32: what the segmenter sees of each character besides itself."""
         if self.piece_tokenizer is not None and self._piece_ends is None:
             self._piece_ends = PieceEnds(read_tokenizer_json(self.piece_tokenizer))
-        if self.word_vectors is not None and self._word_vectors is None:
-            self._word_vectors = WordVectors(*read_word_vectors(self.word_vectors, self.max_word_vectors))
-        return segmenter_features(text, self._piece_ends, self._word_vectors)
+        return segmenter_features(text, self._piece_ends)
 
     def text_to_instance(  # type: ignore[override]
         self,

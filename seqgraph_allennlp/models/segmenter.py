@@ -29,7 +29,6 @@ from seqgraph_allennlp.segmentation.labels import (
 from seqgraph_allennlp.segmentation.multiword import MultiwordExpander
 from seqgraph_allennlp.segmentation.pieces import PieceEnds, PieceTokenizerError, read_tokenizer_json
 from seqgraph_allennlp.segmentation.sentence import TextSentence
-from seqgraph_allennlp.segmentation.word_vectors import WordVectorError, WordVectors, read_word_vectors
 
 # what each F1 of `get_metrics` counts: the labels that are its boundary
 BOUNDARIES = {
@@ -58,8 +57,7 @@ class Segmenter(Model):
     vocab : `Vocabulary`
         With the `characters` namespace of `segmenter_ud`.
     encoder : `Seq2SeqEncoder`
-        Its input dimension is `character_embedding_dim + NUM_FEATURES` (+ 1 with `piece_tokenizer`,
-        + `word_vector_dim` with `word_vectors`).
+        Its input dimension is `character_embedding_dim + NUM_FEATURES` (+ 1 with `piece_tokenizer`).
     character_embedding_dim : `int`, optional (default = `32`)
     dropout : `float`, optional (default = `0.1`)
     window_length : `int`, optional (default = `512`)
@@ -71,12 +69,6 @@ class Segmenter(Model):
     piece_tokenizer : `str`, optional (default = `None`)
         The `tokenizer.json` (or model directory) whose piece ends the reader gave as a feature
         (`segmentation.pieces`). Its contents are kept in the weights: a trained archive needs no file.
-    word_vectors : `str`, optional (default = `None`)
-        The GloVe-style file whose vectors of each character's word the reader gave as features
-        (`segmentation.word_vectors`); its first `max_word_vectors` words are kept in the weights (float16).
-    max_word_vectors : `int`, optional (default = `100000`)
-    word_vector_dim : `int`, optional (default = `0`)
-        The vectors' dimension (50 for GloVe 6B 50d); must be given with `word_vectors`.
     initializer : `InitializerApplicator`, optional
     """
 
@@ -92,16 +84,11 @@ class Segmenter(Model):
         context: int = 64,
         batch_size: int = 64,
         piece_tokenizer: Optional[str] = None,
-        word_vectors: Optional[str] = None,
-        max_word_vectors: int = 100000,
-        word_vector_dim: int = 0,
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        if (word_vectors is None) != (word_vector_dim == 0):
-            raise ValueError("word_vectors and word_vector_dim go together: name the file and its vectors' dimension")
-        num_features = NUM_FEATURES + (piece_tokenizer is not None) + word_vector_dim
+        num_features = NUM_FEATURES + (piece_tokenizer is not None)
         if encoder.get_input_dim() != character_embedding_dim + num_features:
             raise ValueError(
                 f"the encoder's input dimension must be character_embedding_dim + {num_features} features = "
@@ -115,16 +102,6 @@ class Segmenter(Model):
             try:
                 self._tokenizer_json = read_tokenizer_json(piece_tokenizer)
             except PieceTokenizerError:
-                pass
-        self.word_vectors = word_vectors
-        self.word_vector_dim = word_vector_dim
-        # (words, float16 vectors) read when the file is there (training), else from the weights
-        self._word_vector_table: Optional[Tuple[List[str], torch.Tensor]] = None
-        self._word_vectors: Optional[WordVectors] = None
-        if word_vectors is not None:
-            try:
-                self._set_word_vector_table(read_word_vectors(word_vectors, max_word_vectors))
-            except WordVectorError:
                 pass
         if not 0 <= 2 * context < window_length:
             raise ValueError(f"context ({context}) must be under half of window_length ({window_length})")
@@ -221,18 +198,7 @@ class Segmenter(Model):
             if self._tokenizer_json is None:
                 raise PieceTokenizerError(f"{self.piece_tokenizer}: no such file, and the weights do not hold it")
             self._piece_ends = PieceEnds(self._tokenizer_json)
-        if self.word_vectors is not None and self._word_vectors is None:
-            if self._word_vector_table is None:
-                raise WordVectorError(f"{self.word_vectors}: no such file, and the weights do not hold its vectors")
-            self._word_vectors = WordVectors(*self._word_vector_table)
-        return segmenter_features(text, self._piece_ends, self._word_vectors)
-
-    def _set_word_vector_table(self, table: Tuple[List[str], torch.Tensor]) -> None:
-        words, vectors = table
-        if vectors.shape[1] != self.word_vector_dim:
-            raise ValueError(f"{self.word_vectors}: vectors of dimension {vectors.shape[1]}, "
-                             f"word_vector_dim says {self.word_vector_dim}")
-        self._word_vector_table, self._word_vectors = (list(words), vectors.to(torch.float16)), None
+        return segmenter_features(text, self._piece_ends)
 
     def _character_ids(self, text: str) -> numpy.ndarray:
         characters, inverse = unique_characters(text)
@@ -256,9 +222,6 @@ class Segmenter(Model):
                                                       for (form, words), count in sorted(self._multiword_counts.items())]}
         if self._tokenizer_json is not None:
             state["piece_tokenizer"] = self._tokenizer_json
-        if self._word_vector_table is not None:
-            words, vectors = self._word_vector_table
-            state["word_vectors"] = {"words": words, "vectors": vectors}
         return state
 
     def set_extra_state(self, state: Dict[str, Any]) -> None:
@@ -268,8 +231,6 @@ class Segmenter(Model):
         self._expander = None
         if "piece_tokenizer" in state:
             self._tokenizer_json, self._piece_ends = state["piece_tokenizer"], None
-        if "word_vectors" in state:
-            self._set_word_vector_table((state["word_vectors"]["words"], state["word_vectors"]["vectors"]))
 
     # Metrics
 

@@ -64,9 +64,8 @@ def character_features(text: str) -> numpy.ndarray:
 def segmenter_features(text: str, *extra: Optional[Callable[[str], numpy.ndarray]]) -> numpy.ndarray:
     """
     `(len(text), NUM_FEATURES + ...)` float32: what a segmenter sees of each character besides itself, its
-    `character_features` and the columns of each `extra` that is not `None` (`pieces.PieceEnds`,
-    `word_vectors.WordVectors`), in that order. The reader and the model both call it, so training and
-    segmenting see the same features.
+    `character_features` and the columns of each `extra` that is not `None` (`pieces.PieceEnds`), in that
+    order. The reader and the model both call it, so training and segmenting see the same features.
     """
     columns = [character_features(text)] + [feature(text) for feature in extra if feature is not None]
     return columns[0] if len(columns) == 1 else numpy.concatenate(columns, axis=1)
