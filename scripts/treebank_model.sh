@@ -14,7 +14,8 @@
 #
 # SEGMENTER_CONFIG names another segmenter config (a path); SEGMENTER_MODEL a trained segmenter archive to put in
 # the parser's archive instead of training one. The files: TREEBANK/*-ud-{train,dev,test}.conllu, or TRAIN_FILE,
-# DEV_FILE and TEST_FILE (a treebank without a train split: train on its dev file, and say so). MODEL_DIR defaults to models/<treebank folder name>.
+# DEV_FILE and TEST_FILE (a treebank without a train split: train on its dev file, and say so). MODEL_DIR
+# defaults to models/<treebank folder name>.
 # Stopped, it resumes where it was (each training with --recover) when run again; a finished step is skipped.
 set -euo pipefail
 

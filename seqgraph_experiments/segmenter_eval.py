@@ -52,6 +52,11 @@ def with_dummy_tree(sentence: TextSentence) -> List[str]:
     return lines
 
 
+def segmented_conllu(sentences: List[TextSentence]) -> str:
+    """Segmented sentences as the CoNLL-U that the scorer reads (`with_dummy_tree`), a blank line after each."""
+    return "\n".join(line for sentence in sentences for line in with_dummy_tree(sentence) + [""]) + "\n"
+
+
 def scores(gold: Path, system: str) -> Dict[str, float]:
     evaluation = evaluate(gold, system)
     return {metric: round(100 * evaluation[metric].f1, 2) for metric in METRICS}
@@ -112,7 +117,7 @@ def main() -> None:
         segmented = segmenter.segment(texts)
         seconds = time.perf_counter() - start
         found = [sentence for text in segmented for sentence in text]
-        system = "\n".join(line for sentence in found for line in with_dummy_tree(sentence) + [""]) + "\n"
+        system = segmented_conllu(found)
         row = {"segmenter": "learned", "layout": layout, **scores(args.gold, system),
                "multiword_tokens": sum(len(sentence.multiword_tokens) for sentence in found),
                "sentences": len(found), "seconds": round(seconds, 3),

@@ -61,11 +61,11 @@ def character_features(text: str) -> numpy.ndarray:
     return table.reshape(-1, NUM_FEATURES)[inverse]
 
 
-def segmenter_features(text: str, *extra: Optional[Callable[[str], numpy.ndarray]]) -> numpy.ndarray:
+def segmenter_features(text: str, piece_ends: Optional[Callable[[str], numpy.ndarray]] = None) -> numpy.ndarray:
     """
-    `(len(text), NUM_FEATURES + ...)` float32: what a segmenter sees of each character besides itself, its
-    `character_features` and the columns of each `extra` that is not `None` (`pieces.PieceEnds`), in that
-    order. The reader and the model both call it, so training and segmenting see the same features.
+    `(len(text), NUM_FEATURES [+ 1])` float32: what a segmenter sees of each character besides itself, its
+    `character_features` and, with `piece_ends` (`pieces.PieceEnds`), whether a piece ends there. The reader
+    and the model both call it, so training and segmenting see the same features.
     """
-    columns = [character_features(text)] + [feature(text) for feature in extra if feature is not None]
-    return columns[0] if len(columns) == 1 else numpy.concatenate(columns, axis=1)
+    features = character_features(text)
+    return features if piece_ends is None else numpy.concatenate([features, piece_ends(text)], axis=1)

@@ -22,8 +22,8 @@ import torch
 from allennlp.models.archival import load_archive
 
 from seqgraph_allennlp.api import Parser
-from seqgraph_allennlp.predictors import batching
 from seqgraph_allennlp.common.conllu import read_sentences
+from seqgraph_allennlp.predictors import batching
 from seqgraph_allennlp.segmentation.documents import documents
 from seqgraph_experiments.arguments import refuse_missing_files
 from seqgraph_experiments.benchmarks.settings import interleaved_seconds, per_second

@@ -29,7 +29,7 @@ from seqgraph_experiments.benchmarks.settings import interleaved_seconds, per_se
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.raw_text import layout_texts
 from seqgraph_experiments.results import BENCHMARKS, write_json
-from seqgraph_experiments.segmenter_eval import scores, with_dummy_tree
+from seqgraph_experiments.segmenter_eval import scores, segmented_conllu
 
 # (window_length, context, batch_size); the first is the archive's own (the shipped defaults)
 SETTINGS = [(512, 64, 64), (512, 64, 256), (256, 32, 256), (256, 48, 256), (256, 32, 1024), (1024, 64, 64)]
@@ -79,9 +79,8 @@ def main() -> None:
     for setting in settings:  # scores, and the untimed first run of each
         configure(setting)
         found = [sentence for text in model.segment(texts) for sentence in text]
-        system = "\n".join(line for sentence in found for line in with_dummy_tree(sentence) + [""]) + "\n"
         rows[setting] = {"window_length": setting[0], "context": setting[1], "batch_size": setting[2],
-                         **scores(Path(args.conllu), system)}
+                         **scores(Path(args.conllu), segmented_conllu(found))}
     seconds = interleaved_seconds({setting: setting for setting in settings},
                                   lambda setting: (configure(setting), model.segment(texts)), args.repeats)
     for setting, values in seconds.items():

@@ -61,6 +61,8 @@ def raw_text_table(result: Dict) -> List[str]:
     # rows before the learned segmenter were all split by the rules and do not say so
     splitters = ("split by the learned segmenter that the archive carries or by spaCy's rules, as each row says"
                  if any("," in row["input"] for row in result["rows"]) else "split by spaCy's rules")
+    trained_on = (f"The model (parser and segmenter) was trained on {result['model']['trained_on']}. "
+                  if result["model"].get("trained_on") else "")
     lines = [
         f"## Raw text: parsing ({result['name']})",
         "",
@@ -68,10 +70,7 @@ def raw_text_table(result: Dict) -> List[str]:
         f"({result['gold']['sentences']} sentences) from its raw text (rebuilt from the `# text` lines, "
         f"{result['gold']['texts']} texts; {splitters}) and from the gold "
         "tokenisation; scored with the CoNLL 2018 evaluation (`udtools.udeval`, system words aligned to gold "
-        f"ones), F1 in %. UPOS only for a model with a tagger. "
-        + (f"The model (parser and segmenter) was trained on {result['model']['trained_on']}. "
-           if result["model"].get("trained_on") else "")
-        + f"{result['machine']['cpu_cores']} CPU cores, "
+        f"ones), F1 in %. UPOS only for a model with a tagger. {trained_on}{result['machine']['cpu_cores']} CPU cores, "
         f"{result['date'][:10]}, commit {result['git_commit'][:10]}.",
         "",
         "| input | Tokens | Sentences | Words | UPOS | UAS | LAS | s |",
