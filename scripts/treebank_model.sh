@@ -103,7 +103,7 @@ raw = json.loads((directory / "raw_text.json").read_text())
 print(f"\n{raw['gold']['path']}, CoNLL 2018 F1 (every word, punctuation included):")
 for row in raw["rows"]:
     print(f"  {row['input']:48s}" + "  ".join(
-        f"{metric} {row[metric]:.2f}" for metric in ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS")
+        f"{metric} {row[metric]:.2f}" for metric in ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS", "ELAS", "EULAS")
         if row.get(metric) is not None))
 EOF
 echo "${TARGET_NAME:-model}: $CONFIG in $MODEL_DIR/model.tar.gz (with its segmenter), test scores in" \

@@ -12,7 +12,8 @@ FIXTURES = ROOT / "fixtures"
 # (`enhanced_twin_run`, three cold starts of `allennlp`) are one unit, so that it is built once a run, and the
 # units go in the order of the files' names (rather than xdist's, the most tests first, which would leave the
 # files of one long test, such as test_english_model.py, to the end).
-ENHANCED_TWIN_FILES = {"test_enhanced_rules.py", "test_evaluate.py", "test_graph.py", "test_initialization.py"}
+ENHANCED_TWIN_FILES = {"test_enhanced_rules.py", "test_evaluate.py", "test_graph.py", "test_initialization.py",
+                       "test_raw_text_eval.py"}
 
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)
@@ -218,7 +219,8 @@ def enhanced_twin_run(tmp_path_factory):
     return fixture_twin_run("coach_valid_enhanced.jsonnet", tmp_path_factory.mktemp("enhanced_twin"))
 
 
-# Its model, shared by tests/test_enhanced_rules.py, tests/test_evaluate.py and tests/test_initialization.py.
+# Its model, shared by tests/test_enhanced_rules.py, tests/test_evaluate.py, tests/test_initialization.py and
+# tests/test_raw_text_eval.py.
 @pytest.fixture(scope="session")
 def enhanced_model_archive(enhanced_twin_run):
     predicted, _, _, _ = enhanced_twin_run

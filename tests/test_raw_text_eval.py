@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from seqgraph_allennlp import Parser
-from seqgraph_allennlp.common.scoring import score_files
+from seqgraph_allennlp.common.scoring import enhanced_scores, score_files
 from seqgraph_allennlp.segmentation.archive import attach_segmenter
 from seqgraph_experiments.report.raw_text import raw_text_table
 
@@ -59,3 +59,37 @@ def test_an_archive_with_a_segmenter_gets_a_row_for_each_splitter(trained_model_
     assert gold["Words"] == 100.0
     for row in (learned, rules):
         assert 0 < row["Words"] <= 100 and row["UAS"] <= row["Words"]
+
+
+def test_a_model_of_the_enhanced_graph_gets_elas_and_eulas_from_raw_text(enhanced_model_archive, tmp_path):
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "raw_text_eval.py"), str(enhanced_model_archive), str(GOLD),
+         "--name", "enhanced", "--out-dir", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    assert completed.returncode == 0, completed.stderr
+    result = json.loads((tmp_path / "enhanced.json").read_text())
+    raw, gold = result["rows"]
+    # gold tokens: the project's enhanced scorer on the same model's prediction, empty nodes collapsed
+    predicted = tmp_path / "predicted.conllu"
+    predicted.write_text(Parser.from_archive(enhanced_model_archive).parse_conllu(GOLD).to_conllu())
+    scores = enhanced_scores(str(GOLD), str(predicted))
+    assert gold["ELAS"] == round(100 * scores["ELAS"], 2) and gold["EULAS"] == round(100 * scores["EULAS"], 2)
+    assert 0 < raw["ELAS"] <= raw["EULAS"] <= 100 and raw["ELAS"] <= raw["Words"]
+    assert "ELAS, EULAS with empty nodes collapsed" in result["scorer"]
+    section = "\n".join(raw_text_table(result))
+    assert "| input | Tokens | Sentences | Words | UPOS | UAS | LAS | ELAS | EULAS | s |" in section
+    assert f"| {gold['LAS']:.2f} | {gold['ELAS']:.2f} | {gold['EULAS']:.2f} | {gold['seconds']:.1f} |" in section
+
+
+def test_a_tree_model_gets_no_elas_from_a_gold_file_with_enhanced_graphs(trained_model_archive, tmp_path):
+    # en_small.conllu has DEPS; the tree model writes none, and the gold tokens' DEPS are not its own
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "raw_text_eval.py"), str(trained_model_archive), str(GOLD),
+         "--name", "tree", "--out-dir", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    assert completed.returncode == 0, completed.stderr
+    result = json.loads((tmp_path / "tree.json").read_text())
+    assert all("ELAS" not in row for row in result["rows"])
+    assert "| ELAS |" not in "\n".join(raw_text_table(result))

@@ -63,6 +63,10 @@ def raw_text_table(result: Dict) -> List[str]:
                  if any("," in row["input"] for row in result["rows"]) else "split by spaCy's rules")
     trained_on = (f"The model (parser and segmenter) was trained on {result['model']['trained_on']}. "
                   if result["model"].get("trained_on") else "")
+    # ELAS, EULAS: a model of the enhanced graph (scripts/raw_text_eval.py scores them where it writes one)
+    enhanced = any("ELAS" in row for row in result["rows"])
+    metrics = ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS") + (("ELAS", "EULAS") if enhanced else ())
+    enhanced_note = "; ELAS and EULAS with empty nodes collapsed on both sides, as IWPT scored them" if enhanced else ""
     lines = [
         f"## Raw text: parsing ({result['name']})",
         "",
@@ -70,16 +74,15 @@ def raw_text_table(result: Dict) -> List[str]:
         f"({result['gold']['sentences']} sentences) from its raw text (rebuilt from the `# text` lines, "
         f"{result['gold']['texts']} texts; {splitters}) and from the gold "
         "tokenisation; scored with the CoNLL 2018 evaluation (`udtools.udeval`, system words aligned to gold "
-        f"ones), F1 in %. UPOS only for a model with a tagger. {trained_on}{result['machine']['cpu_cores']} CPU cores, "
-        f"{result['date'][:10]}, commit {result['git_commit'][:10]}.",
+        f"ones), F1 in %. UPOS only for a model with a tagger{enhanced_note}. {trained_on}"
+        f"{result['machine']['cpu_cores']} CPU cores, {result['date'][:10]}, commit {result['git_commit'][:10]}.",
         "",
-        "| input | Tokens | Sentences | Words | UPOS | UAS | LAS | s |",
-        "|---|---|---|---|---|---|---|---|",
+        "| input | " + " | ".join(metrics) + " | s |",
+        "|---|" + "---|" * len(metrics) + "---|",
     ]
     for row in result["rows"]:
-        lines.append(f"| {row['input']} | " + " | ".join(
-            cell(row[metric]) for metric in ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS")
-        ) + f" | {row['seconds']:.1f} |")
+        lines.append(f"| {row['input']} | " + " | ".join(cell(row[metric]) for metric in metrics)
+                     + f" | {row['seconds']:.1f} |")
     lines += made_with(result["command"])
     return lines
 
