@@ -149,6 +149,9 @@ class Parser:
     segmenter : `str`, optional (default = `None`)
         How raw text is split (the predictor's `segmenter`): `"learned"`, the segmenter the archive carries;
         `"rules"`, spaCy's rules; `None`, the archive's segmenter where it carries one, else the rules.
+    features_precision : `str`, optional (default = `"auto"`)
+        What a frozen transformer's features are computed in (the predictor's `features_precision`):
+        `"auto"` (int8 on a CPU), `"as_trained"`, `"float32"`, `"bfloat16"` or `"int8"`.
     """
 
     def __init__(
@@ -160,6 +163,7 @@ class Parser:
         batch_size: int = 1024,
         overwrite_upos: bool = False,
         segmenter: Optional[str] = None,
+        features_precision: str = "auto",
     ) -> None:
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
@@ -168,6 +172,7 @@ class Parser:
         self._tau = tau
         self._overwrite_upos = overwrite_upos
         self._segmenter = segmenter
+        self._features_precision = features_precision
         self.batch_size = batch_size
         # checks tau, language, overwrite_upos and segmenter now rather than at the first call
         self.language = self._predictor(language).language
@@ -182,13 +187,14 @@ class Parser:
         batch_size: int = 1024,
         overwrite_upos: bool = False,
         segmenter: Optional[str] = None,
+        features_precision: str = "auto",
     ) -> "Parser":
         """
         Loads `model.tar.gz` (as written by `allennlp train`) once, onto `cuda_device` (`-1`: the CPU).
         """
         archive = load_archive(str(archive_path), cuda_device=cuda_device)
         return cls(archive.model, archive.validation_dataset_reader, tau, language, batch_size, overwrite_upos,
-                   segmenter)
+                   segmenter, features_precision)
 
     def _predictor(self, language: Optional[str] = None) -> SeqGraphParserPredictor:
         # a fresh predictor per call (cheap: the model and the tokeniser are shared), so that the
@@ -201,6 +207,7 @@ class Parser:
             language=getattr(self, "language", None) if language is None else language,
             overwrite_upos=self._overwrite_upos,
             segmenter=self._segmenter,
+            features_precision=self._features_precision,
         )
 
     # Parsing

@@ -5,7 +5,6 @@ import json
 import logging
 import os
 import re
-import warnings
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -14,11 +13,13 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.modules import ScalarMix
 from allennlp.modules.token_embedders import PretrainedTransformerMismatchedEmbedder, TokenEmbedder
 
+from seqgraph_allennlp.modules.int8_linear import int8_copy
 from seqgraph_allennlp.modules.precision import native_bfloat16
 
 logger = logging.getLogger(__name__)
 
 PRECISIONS = ("float32", "bfloat16", "int8")
+INT8_SCHEME = "int8: inputs per token, weights per channel on 7 bits"
 # word-piece buckets (`word_piece_buckets`): sentences sorted by their number of pieces, a bucket closed when the
 # next sentence would pad it by more than a quarter of its pieces once it holds 8 sentences, each bucket padded
 # to its longest sentence. Until 2026-11-29 each was padded to at least 16 pieces (BUCKET_MIN_PIECES 16), for
@@ -56,25 +57,6 @@ def _as_float32(module: torch.nn.Module, inputs, output: torch.Tensor) -> Option
 def _forget_quantized_transformer(module: "CachedPretrainedTransformerMismatchedEmbedder", incompatible_keys) -> None:
     # a load_state_dict post-hook: the int8 copy is made again from the weights loaded
     module._quantized_transformer = None
-
-
-def quantized_copy(transformer: torch.nn.Module) -> torch.nn.Module:
-    """
-    A copy of `transformer` with its `torch.nn.Linear` layers quantized to int8 by
-    `torch.ao.quantization.quantize_dynamic` (weights int8 per tensor, activations quantized per batch); its
-    other parameters (embeddings, layer norms) are shared with `transformer`, not copied.
-    """
-    shared = {}
-    for module in transformer.modules():
-        if not isinstance(module, torch.nn.Linear):
-            for tensor in list(module.parameters(recurse=False)) + list(module.buffers(recurse=False)):
-                shared[id(tensor)] = tensor
-    quantized = copy.deepcopy(transformer, shared)
-    with warnings.catch_warnings():
-        # torch.ao.quantization is deprecated in favour of torchao, which the pinned torch does not need
-        warnings.simplefilter("ignore", DeprecationWarning)
-        warnings.filterwarnings("ignore", message=".*quantize_per_tensor.*")
-        return torch.ao.quantization.quantize_dynamic(quantized, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
 
 
 # where the frozen transformer's weights sit in the embedder's state, and the key of their digest
@@ -265,7 +247,8 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
 
     A sentence is known by its word pieces and its word-to-piece offsets. Its vectors can differ from those
     of a recomputation in another batch by float rounding only (~1e-6; padding is masked in the
-    transformer's attention), except in int8 (`transformer_precision`).
+    transformer's attention, and int8 quantizes each token on its own, where such a rounding can move an input
+    by one level).
 
     # Parameters
 
@@ -296,19 +279,18 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         What the frozen transformer computes in. `"float32"`. `"bfloat16"`: under `torch.autocast` to
         bfloat16, on a CPU that computes bfloat16 natively only
         (`seqgraph_allennlp.modules.precision.native_bfloat16`); anywhere else (a GPU included) in float32.
-        `"int8"`: with the transformer's `torch.nn.Linear` layers quantized by
-        `torch.ao.quantization.quantize_dynamic` (int8 weights, activations quantized per batch), on a CPU
-        only (float32 on a GPU). Either way the word vectors come back (and are cached) in float32, and the
-        module keeps (and an archive saves) the float32 weights: the int8 copy is made from them at the first
-        batch and again after `load_state_dict`. The features directory's fingerprint names the precision
-        actually used (float32 on a machine without the other), so vectors of different precisions never
-        share a directory; float32's fingerprint is the one it had before this option. Measured on
-        all-mpnet-base-v2 over the first 24 sentences of EWT test (accuracy only; both on the whole file in
-        `results/benchmarks/feature_speed.json`): bfloat16 words' layer vectors have a mean cosine of 0.99997 to
-        float32's, and nearly the same in two batchings; int8's of 0.58, and of 0.91 to int8's own in another
-        batching: each linear layer quantizes its input with one scale for the whole batch (padding
-        included), and the feed-forward layers' inputs have outliers (sixth layer: up to 58, mean 0.36),
-        so int8 as it is does not give usable features of this model.
+        `"int8"`: each of the transformer's `torch.nn.Linear` layers computed in int8 by
+        `seqgraph_allennlp.modules.int8_linear.Int8Linear` (weights per output channel on 7 bits, inputs per
+        token on 8 bits), on a CPU only (float32 on a GPU). Either way the word vectors come back (and are
+        cached) in float32, and the module keeps (and an archive saves) the float32 weights: the int8 copy is
+        made from them at the first batch and again after `load_state_dict`. The features directory's
+        fingerprint names the precision actually used (float32 on a machine without the other), so vectors of
+        different precisions never share a directory; float32's fingerprint is the one it had before this
+        option. bfloat16 words' layer vectors have a mean cosine of 0.99997 to float32's
+        (`results/benchmarks/feature_speed.json`); with int8 features the English model's EWT test UAS and
+        LAS are within 0.1 of float32's, and the transformer runs 1.9 times as fast as in float32 without
+        native bfloat16 (`results/benchmarks/int8_features.json`, docs/BENCHMARKS.md). A predictor parses with
+        int8 features by default (its `features_precision`); training keeps this option's precision.
     word_piece_buckets : `bool`, optional (default = `False`)
         Run the transformer on the sentences to compute sorted by their number of word pieces and cut into
         buckets (`length_buckets`, at least 8 sentences, padded by at most a quarter), each padded to its own
@@ -411,7 +393,7 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
             self._layer_mix = ScalarMix(len(layers))
             if max(counted) + 1 < num_layers and self._layer_list(self._matched_embedder.transformer_model) is not None:
                 self._layers_run = max(counted) + 1
-        self._precision = transformer_precision
+        self._precision = self._configured_precision = transformer_precision
         self._word_piece_buckets = word_piece_buckets
         # the int8 copy of the transformer, made at the first batch; kept out of the module's state
         self._quantized_transformer: Optional[torch.nn.Module] = None
@@ -431,6 +413,32 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         # named at the first batch: a model loaded from an archive gets its weights after __init__
         self._directory: Optional[Path] = None
 
+    @property
+    def transformer_precision(self) -> str:
+        """What the transformer is asked to compute in now (`precision_used` says what it can on a device)."""
+        return self._precision
+
+    @property
+    def configured_precision(self) -> str:
+        """The `transformer_precision` of the config (the archive's): what the model was trained with."""
+        return self._configured_precision
+
+    def set_transformer_precision(self, precision: str) -> None:
+        """
+        From the next batch on, the transformer computes in `precision` (one of `PRECISIONS`): how a predictor
+        applies its `features_precision` to a loaded model. The vectors kept in memory are forgotten if the
+        precision changes (a features directory is then named anew, from the new precision).
+        """
+        if precision not in PRECISIONS:
+            raise ConfigurationError(
+                f"cached_pretrained_transformer_mismatched: transformer_precision must be one of {PRECISIONS}, "
+                f"got {precision!r}"
+            )
+        if precision != self._precision:
+            self._precision = precision
+            self.clear_cache()
+            self._directory = None
+
     def precision_used(self, device: torch.device) -> str:
         """What the transformer computes in on `device`: `transformer_precision` where it can, else float32."""
         if self._precision == "bfloat16" and not native_bfloat16(device):
@@ -442,9 +450,11 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
     def feature_settings(self, device: torch.device) -> Dict:
         """The settings that shape the word vectors on `device`, as the features directory's fingerprint takes them."""
         precision = self.precision_used(device)
-        # float32 adds nothing: its directories keep the names they had before the option
+        # float32 adds nothing: its directories keep the names they had before the option; int8 by its scheme,
+        # so that vectors of the per-batch int8 before 2026-12-07 are never read as today's
+        named = INT8_SCHEME if precision == "int8" else precision
         return self._feature_settings if precision == "float32" else {**self._feature_settings,
-                                                                       "transformer_precision": precision}
+                                                                       "transformer_precision": named}
 
     @staticmethod
     def _layer_list(transformer: torch.nn.Module) -> Optional[torch.nn.ModuleList]:
@@ -469,7 +479,7 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         if precision == "int8":
             if self._quantized_transformer is None:
                 # set past torch.nn.Module.__setattr__, which would make it a submodule saved in the state
-                object.__setattr__(self, "_quantized_transformer", quantized_copy(transformer))
+                object.__setattr__(self, "_quantized_transformer", int8_copy(transformer))
             run = self._quantized_transformer
         layers = self._layer_list(run) if self._layers_run is not None else None
         try:

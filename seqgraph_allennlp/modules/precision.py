@@ -13,6 +13,11 @@ biaffines under autocast, parsing only). What those options mean is decided here
   recurrent weight model and the initial scores compute under `torch.autocast` (`Bfloat16Options.autocast`);
   the bilinear products cast their inputs and weight themselves, so that their outer products are formed in
   bfloat16 too.
+
+A frozen transformer's features (`cached_pretrained_transformer_mismatched`'s `transformer_precision`:
+float32, bfloat16 as above, or int8) are computed as the config says in training and in `allennlp evaluate`;
+a predictor (`allennlp predict`, `Parser`, the service) computes them as `features_precision` asks, by
+default as `parsing_features_precision` chooses.
 """
 import contextlib
 import functools
@@ -30,6 +35,24 @@ def native_bfloat16(device: torch.device) -> bool:
     once per device: the decoder asks at every step.
     """
     return device.type == "cpu" and torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported()
+
+
+FEATURES_PRECISIONS = ("auto", "as_trained", "float32", "bfloat16", "int8")
+
+
+def parsing_features_precision(requested: str, trained: str, device: torch.device) -> str:
+    """
+    The `transformer_precision` that a frozen transformer's features are parsed with: `requested` (one of
+    `FEATURES_PRECISIONS`), the config's `trained` for `"as_trained"`, and for `"auto"` the fastest within
+    0.1 UAS and LAS of float32's by measurement: int8 on a CPU (the English model on EWT test, 2 cores:
+    1.36 times as fast as float32 with AVX2 only, 1.19 times as fast as bfloat16 where that is native;
+    `results/benchmarks/int8_features.json`), the trained precision on a GPU.
+    """
+    if requested not in FEATURES_PRECISIONS:
+        raise ValueError(f"features_precision must be one of {FEATURES_PRECISIONS}, got {requested!r}")
+    if requested == "as_trained" or (requested == "auto" and device.type != "cpu"):
+        return trained
+    return "int8" if requested == "auto" else requested
 
 
 class Bfloat16Options(NamedTuple):

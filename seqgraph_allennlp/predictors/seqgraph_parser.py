@@ -14,6 +14,8 @@ from seqgraph_allennlp.common.errors import SeqGraphError
 from seqgraph_allennlp.common.conllu import ConlluSentence, format_sentence, parse_string
 from seqgraph_allennlp.common.enhanced_rules import drop_replaced_tree_edges, fill_lexical_labels
 from seqgraph_allennlp.models.seqgraph_parser import DecodingOptions, SeqGraphParser, check_decoding_options
+from seqgraph_allennlp.modules.cached_transformer_embedder import CachedPretrainedTransformerMismatchedEmbedder
+from seqgraph_allennlp.modules.precision import FEATURES_PRECISIONS, parsing_features_precision
 from seqgraph_allennlp.predictors.batching import PreparedBatch, forward_in_length_buckets, without_gold
 from seqgraph_allennlp.predictors.text_splitter import (
     DEFAULT_LANGUAGE,
@@ -191,6 +193,13 @@ class SeqGraphParserPredictor(Predictor):
         predicted graph attaches with `ref` (a relative pronoun: enhanced UD moves its relation to the
         antecedent, `common.enhanced_rules.drop_replaced_tree_edges`), which the tree-first parser's graph
         cannot leave out itself. Measured in `results/enhanced/enhanced_rules.json`.
+    features_precision : `str`, optional (default = `"auto"`)
+        For a model over a frozen transformer (`cached_pretrained_transformer_mismatched`): what its features
+        are computed in while this predictor parses. `"auto"`: the fastest that parses as well, chosen by
+        `seqgraph_allennlp.modules.precision.parsing_features_precision` (int8 on a CPU, as trained on a GPU);
+        `"as_trained"`: the archive's own `transformer_precision`; `"float32"`, `"bfloat16"` (where native) or
+        `"int8"` force one. `allennlp evaluate` computes them as trained. `--predictor-args
+        '{"features_precision": "as_trained"}'`.
     """
 
     def __init__(
@@ -206,8 +215,20 @@ class SeqGraphParserPredictor(Predictor):
         lexical_labels: str = "filled",
         drop_ref_tree_edges: bool = True,
         segmenter: Optional[str] = None,
+        features_precision: str = "auto",
     ) -> None:
         super().__init__(model, dataset_reader, frozen)
+        if features_precision not in FEATURES_PRECISIONS:
+            raise PredictorArgumentError(
+                f"seqgraph_parser predictor: features_precision must be one of "
+                f"{', '.join(map(repr, FEATURES_PRECISIONS))}, got {features_precision!r}"
+            )
+        self.features_precision = features_precision
+        for embedder in model.modules():
+            if isinstance(embedder, CachedPretrainedTransformerMismatchedEmbedder):
+                embedder.set_transformer_precision(parsing_features_precision(
+                    features_precision, embedder.configured_precision,
+                    torch.device("cpu") if self.cuda_device < 0 else torch.device("cuda", self.cuda_device)))
         if segmenter is not None and segmenter not in SEGMENTERS:
             raise PredictorArgumentError(
                 f'seqgraph_parser predictor: segmenter must be "learned" or "rules", got {segmenter!r}'
