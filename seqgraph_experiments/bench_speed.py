@@ -19,6 +19,7 @@ on a quiet machine; the JSON records the machine and the torch threads.
 """
 import argparse
 import json
+import os
 import shlex
 import statistics
 import subprocess
@@ -33,6 +34,7 @@ from allennlp.training.optimizers import Optimizer
 
 import seqgraph_allennlp  # noqa: F401  (registers the components)
 from seqgraph_allennlp.common.conllu import find_tree_problem, read_sentences
+from seqgraph_allennlp.common.scoring import official_scores
 from seqgraph_experiments import RESULTS, ROOT, RUNS, commands
 from seqgraph_experiments.instances import forward_in_buckets, read_instances
 from seqgraph_experiments.provenance import sha256, stamp
@@ -54,11 +56,21 @@ def parse_speed(model, instances, batch_size: int) -> float:
     return len(instances) / (time.perf_counter() - start)
 
 
+# the CPU paths a benchmark can force in the processes it starts: "as_it_is", or oneDNN and ATen held to AVX2 (no
+# AVX512, no native bfloat16: the kernels of a CPU without them; tests/test_int8_linear.py checks that they change)
+CPU_PATHS = {"as_it_is": {}, "avx2": {"ONEDNN_MAX_CPU_ISA": "AVX2", "ATEN_CPU_CAPABILITY": "avx2"}}
+
+
 class Setting(NamedTuple):
-    """One `allennlp predict` setting of `cli_parse_speeds`: the archive, its `-o` overrides, `--batch-size`."""
+    """
+    One `allennlp predict` setting of `cli_parse_speeds`: the archive, its `-o` overrides, `--batch-size`, the
+    predictor's arguments (JSON, added to the run's) and the CPU path (`CPU_PATHS`).
+    """
     archive: str
     overrides: str = ""
     batch_size: int = 64
+    predictor_args: str = "{}"
+    cpu_path: str = "as_it_is"
 
 
 def one_sentence_file(conllu: str) -> Path:
@@ -82,7 +94,8 @@ def cli_parse_speeds(settings: Sequence[Union[Setting, Tuple[str, str]]], conllu
     (Python, imports, model loading). Several settings (`Setting`s, or `(archive, overrides)`) run in turns, each
     round every setting's two commands, so that the machine's drift falls on every setting alike; `repeats` rounds,
     medians reported (one run varies by about a second on two cores). Every predicted sentence is checked to be a
-    tree. One result per setting, in order.
+    tree, and scored against the file's own heads (UAS, LAS, CLAS by the CoNLL 2018 evaluation, in %). One
+    result per setting, in order.
     """
     settings = [Setting(*setting) for setting in settings]
     one_sentence = one_sentence_file(conllu)
@@ -90,13 +103,16 @@ def cli_parse_speeds(settings: Sequence[Union[Setting, Tuple[str, str]]], conllu
     outputs[0].parent.mkdir(parents=True, exist_ok=True)
 
     def command(index: int, path) -> List[str]:
-        archive_path, overrides, batch_size = settings[index]
-        return commands.predict_conllu(archive_path, path, outputs[index], batch_size=batch_size,
-                                       predictor_args=json.loads(predictor_args), overrides=overrides)
+        setting = settings[index]
+        return commands.predict_conllu(setting.archive, path, outputs[index], batch_size=setting.batch_size,
+                                       predictor_args={**json.loads(predictor_args),
+                                                       **json.loads(setting.predictor_args)},
+                                       overrides=setting.overrides)
 
     def timed(index: int, path) -> float:
         start = time.perf_counter()
-        subprocess.run(command(index, path), cwd=ROOT, check=True, capture_output=True)
+        subprocess.run(command(index, path), cwd=ROOT, check=True, capture_output=True,
+                       env={**os.environ, **CPU_PATHS[settings[index].cpu_path]})
         return time.perf_counter() - start
 
     for index in range(len(settings)):
@@ -113,6 +129,7 @@ def cli_parse_speeds(settings: Sequence[Union[Setting, Tuple[str, str]]], conllu
         trees = count_trees(outputs[index])
         results.append({
             "command": shlex.join(command(index, conllu)[1:]), "batch_size": settings[index].batch_size,
+            "cpu_path": settings[index].cpu_path, "environment": CPU_PATHS[settings[index].cpu_path],
             "seconds": seconds, "startup_seconds": startup,
             "sentences_per_second": sentences / seconds,
             "sentences_per_second_without_startup": sentences / (seconds - startup),
@@ -120,6 +137,9 @@ def cli_parse_speeds(settings: Sequence[Union[Setting, Tuple[str, str]]], conllu
             "predicted_sentences": trees["sentences"], "predicted_trees": trees["trees"],
             # settings that must parse alike (batch sizes, precision options) compare by this
             "output_sha256": sha256(outputs[index]),
+            # and settings that may differ by what they parse (the file's own heads as gold)
+            "scores": {metric: round(100 * value, 2)
+                       for metric, value in official_scores(str(conllu), str(outputs[index])).items()},
         })
     return results
 

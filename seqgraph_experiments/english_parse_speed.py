@@ -1,15 +1,16 @@
 """
-How fast an English (mpnet) model parses with `allennlp predict` (issue 43): the same archive with its frozen
-features computed in float32 (as trained) and in bfloat16 with word-piece buckets (the embedder's
-`transformer_precision` and `word_piece_buckets`, given as `--overrides` to `allennlp predict`), with no features
-directory (every sentence's features computed). `bench_speed.cli_parse_speeds`, the settings in turns: the
-`--batch-size 64` command on the file and on its first sentence alone, alternating, medians of `--repeats` runs;
-the one-sentence command is the start-up; with `--batch-sizes`, each setting at each batch size; with `--compare`,
-other archives (another `num_hidden_layers`, say) with each of those. `as_trained` gives no overrides: the
-archive's own settings (bfloat16 on word-piece buckets in an English tree model trained since 2026-11-29), and
-the only setting that can time a model without mpnet features (`--compare` with the small model). Writes
-results/benchmarks/english_parse_speed.json. Speed depends on the architecture, not the weights:
-say which weights the archive holds (`--weights`). Run it on a quiet machine.
+How fast an English (mpnet) model parses with `allennlp predict` (issues 43, 74): the same archive with its frozen
+features computed as the predictor chooses by default (`auto`: int8 on a CPU, `features_precision`), as the
+archive's config says (`as_trained`), in float32 or in bfloat16 with word-piece buckets (the embedder's
+`transformer_precision` and `word_piece_buckets`, given as `--overrides` with `features_precision: as_trained`),
+with no features directory (every sentence's features computed). `bench_speed.cli_parse_speeds`, the settings in
+turns: the command on the file and on its first sentence alone, alternating, medians of `--repeats` runs; the
+one-sentence command is the start-up; with `--batch-sizes`, each setting at each batch size; with `--cpu-paths`,
+each also on this CPU as it is and held to AVX2 (`bench_speed.CPU_PATHS`: oneDNN and ATen without AVX512 or
+native bfloat16, as on most laptops); with `--compare`, other archives (the small model, say) with each of those.
+Rows are named SETTING[_batch_SIZE][_on_PATH] where several sizes or paths are timed. Writes
+results/benchmarks/english_parse_speed.json. Speed depends on the architecture, not the weights: say which
+weights the archive holds (`--weights`). Run it on a quiet machine.
 
     .venv/bin/python scripts/english_parse_speed.py --model ARCHIVE --weights '...' [--repeats 3]
 """
@@ -20,21 +21,24 @@ from typing import Dict
 
 from seqgraph_experiments import ROOT
 from seqgraph_experiments.arguments import refuse_missing_files
-from seqgraph_experiments.bench_speed import Setting, cli_parse_speeds
+from seqgraph_experiments.bench_speed import CPU_PATHS, Setting, cli_parse_speeds
 from seqgraph_experiments.provenance import repository_path, sha256, stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
 EMBEDDER = "model.text_field_embedder.token_embedders.mpnet"
+AS_TRAINED = json.dumps({"features_precision": "as_trained"})
+# name: (overrides, predictor arguments)
 SETTINGS = {
-    "float32": {f"{EMBEDDER}.transformer_precision": "float32", f"{EMBEDDER}.word_piece_buckets": False,
-                f"{EMBEDDER}.cache_directory": None},
-    "bfloat16_buckets": {f"{EMBEDDER}.transformer_precision": "bfloat16", f"{EMBEDDER}.word_piece_buckets": True,
-                         f"{EMBEDDER}.cache_directory": None},
-    # no overrides: what the archive's config says (a model without mpnet features too)
-    "as_trained": {},
+    "auto": ({}, "{}"),
+    "as_trained": ({}, AS_TRAINED),
+    "float32": ({f"{EMBEDDER}.transformer_precision": "float32", f"{EMBEDDER}.word_piece_buckets": False,
+                 f"{EMBEDDER}.cache_directory": None}, AS_TRAINED),
+    "bfloat16_buckets": ({f"{EMBEDDER}.transformer_precision": "bfloat16", f"{EMBEDDER}.word_piece_buckets": True,
+                          f"{EMBEDDER}.cache_directory": None}, AS_TRAINED),
 }
-DESCRIPTIONS = {"float32": "float32", "bfloat16_buckets": "bfloat16 with word-piece buckets",
-                "as_trained": "the archive's own settings"}
+DESCRIPTIONS = {"auto": "the predictor's own choice (features_precision auto)",
+                "as_trained": "the archive's own settings", "float32": "float32",
+                "bfloat16_buckets": "bfloat16 with word-piece buckets"}
 
 
 def main() -> None:
@@ -45,6 +49,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--settings", nargs="+", choices=list(SETTINGS), default=list(SETTINGS),
                         help="the feature settings to time (default: all)")
+    parser.add_argument("--cpu-paths", nargs="+", choices=list(CPU_PATHS), default=["as_it_is"],
+                        help="the CPU paths to time each setting on (default: as_it_is)")
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[64],
                         help="allennlp predict's --batch-size, each with every setting (default: 64); rows "
                              "SETTING_batch_SIZE when several")
@@ -61,21 +67,24 @@ def main() -> None:
         parser.error("--batch-sizes must be positive")
     sentences = sum(1 for line in Path(args.parse).read_text(encoding="utf-8").splitlines() if line.startswith("1\t"))
     archives = [args.model] + [archive for archive, _ in args.compare]
-    combinations = [(index, name, size) for index in range(len(archives)) for name in args.settings
-                    for size in args.batch_sizes]
-    names = [("" if index == 0 else f"compare{index}_")
-             + (name if len(args.batch_sizes) == 1 else f"{name}_batch_{size}") for index, name, size in combinations]
+    combinations = [(index, name, size, path) for index in range(len(archives)) for name in args.settings
+                    for size in args.batch_sizes for path in args.cpu_paths]
+    names = [("" if index == 0 else f"compare{index}_") + name
+             + ("" if len(args.batch_sizes) == 1 else f"_batch_{size}")
+             + ("" if len(args.cpu_paths) == 1 else f"_on_{path}") for index, name, size, path in combinations]
     # in turns: the machine's drift falls on every setting alike
     extra = json.loads(args.model_overrides)
 
     def overrides(index: int, name: str) -> Dict:
-        return {**SETTINGS[name], **(extra if index == 0 else {})}
+        return {**SETTINGS[name][0], **(extra if index == 0 else {})}
 
-    speeds = cli_parse_speeds([Setting(archives[index], json.dumps(overrides(index, name)), size)
-                               for index, name, size in combinations], args.parse, sentences, repeats=args.repeats)
+    speeds = cli_parse_speeds([Setting(archives[index], json.dumps(overrides(index, name)), size,
+                                       SETTINGS[name][1], path)
+                               for index, name, size, path in combinations], args.parse, sentences,
+                              repeats=args.repeats)
     rows = {}
-    for row_name, (index, name, _), speed in zip(names, combinations, speeds):
-        rows[row_name] = {**speed, "overrides": overrides(index, name)}
+    for row_name, (index, name, _, _), speed in zip(names, combinations, speeds):
+        rows[row_name] = {**speed, "overrides": overrides(index, name), "predictor_args": SETTINGS[name][1]}
         print(f"{row_name}: {speed['sentences_per_second_without_startup']:.1f} sentences/s after a start-up of "
               f"{speed['startup_seconds']:.2f} s; {speed['predicted_trees']} trees of {speed['predicted_sentences']}")
     first = rows[names[0]]["sentences_per_second_without_startup"]

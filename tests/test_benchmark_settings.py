@@ -1,6 +1,9 @@
+import json
 from pathlib import Path
 
 from seqgraph_experiments.benchmarks.settings import interleaved_seconds, per_second
+
+environments = []
 
 
 def test_interleaved_seconds_takes_turns():
@@ -20,7 +23,8 @@ def test_per_second_uses_the_median():
 def fake_predict(monkeypatch, tmp_path, sentences: int):
     """
     `bench_speed` with `allennlp predict` replaced: each command is recorded and writes an output that names
-    its archive. Returns the CoNLL-U file of `sentences` one-word sentences and the recorded commands.
+    its archive. Returns the CoNLL-U file of `sentences` one-word sentences and the recorded commands (each
+    command's environment in `environments`).
     """
     from seqgraph_experiments import bench_speed
 
@@ -32,7 +36,10 @@ def fake_predict(monkeypatch, tmp_path, sentences: int):
 
     def run(command, **kwargs):
         commands.append(command)
-        Path(command[command.index("--output-file") + 1]).write_text(f"parsed by {command[2]}\n", encoding="utf-8")
+        environments.append(kwargs.get("env", {}))
+        # the input's own trees, with a comment naming the archive
+        parsed = f"# parsed by {command[2]}\n" + Path(command[3]).read_text(encoding="utf-8")
+        Path(command[command.index("--output-file") + 1]).write_text(parsed, encoding="utf-8")
 
     monkeypatch.setattr(bench_speed.subprocess, "run", run)
     monkeypatch.setattr(bench_speed, "count_trees", lambda path: {"sentences": sentences, "trees": sentences})
@@ -72,3 +79,23 @@ def test_cli_parse_speeds_gives_each_setting_its_batch_size(monkeypatch, tmp_pat
     assert [int(command[command.index("--batch-size") + 1]) for command in commands] == [64, 1024, 64, 64, 1024, 1024]
     assert [result["batch_size"] for result in results] == [64, 1024]
     assert "--batch-size 1024" in results[1]["command"]
+    # each output scored against the file's own heads: the fake parsed them as they are
+    assert results[0]["scores"] == {"UAS": 100.0, "LAS": 100.0, "CLAS": 100.0}
+
+
+def test_cli_parse_speeds_gives_each_setting_its_cpu_path_and_predictor_arguments(monkeypatch, tmp_path):
+    from seqgraph_experiments import bench_speed
+
+    conllu, commands = fake_predict(monkeypatch, tmp_path, 1)
+    environments.clear()
+    settings = [bench_speed.Setting("a.tar.gz", "", 64, '{"features_precision": "as_trained"}', "avx2"),
+                bench_speed.Setting("a.tar.gz", "", 64)]
+    results = bench_speed.cli_parse_speeds(settings, str(conllu), 1, predictor_args='{"tau": 0.5}', repeats=1)
+    # the forced path in the environment of the first setting's commands only
+    forced = [environment.get("ONEDNN_MAX_CPU_ISA") == "AVX2" and environment.get("ATEN_CPU_CAPABILITY") == "avx2"
+              for environment in environments]
+    assert forced == [True, False, True, True, False, False]
+    arguments = [json.loads(command[command.index("--predictor-args") + 1]) for command in commands]
+    assert arguments[0] == {"output_format": "conllu", "tau": 0.5, "features_precision": "as_trained"}
+    assert arguments[1] == {"output_format": "conllu", "tau": 0.5}
+    assert [result["cpu_path"] for result in results] == ["avx2", "as_it_is"]
