@@ -8,7 +8,7 @@ all-mpnet-base-v2 (its last four layers).
 
 The tolerance checks the code (every layer run, the right layers mixed, the int8 copy used), not what the
 precisions do to the real model: a random transformer has none of all-mpnet-base-v2's activation outliers
-(what int8 does to the English model's scores is measured in results/benchmarks/int8_features.json). A
+(what int8 does to the English model's scores: results/benchmarks/english_parse_speed_cpu_paths.json). A
 predictor computes the features as its `features_precision` says: int8 by default, on either kind of CPU.
 """
 import json

@@ -288,9 +288,11 @@ class CachedPretrainedTransformerMismatchedEmbedder(PretrainedTransformerMismatc
         different precisions never share a directory; float32's fingerprint is the one it had before this
         option. bfloat16 words' layer vectors have a mean cosine of 0.99997 to float32's
         (`results/benchmarks/feature_speed.json`); with int8 features the English model's EWT test UAS and
-        LAS are within 0.1 of float32's, and the transformer runs 1.9 times as fast as in float32 without
-        native bfloat16 (`results/benchmarks/int8_features.json`, docs/BENCHMARKS.md). A predictor parses with
-        int8 features by default (its `features_precision`); training keeps this option's precision.
+        LAS are within 0.1 of float32's (`results/benchmarks/english_parse_speed_cpu_paths.json`), and its
+        five layers run 1.9 times as fast as in float32 on a CPU held to AVX2
+        (`results/benchmarks/english_parse_phases_*_on_avx2.json`, docs/BENCHMARKS.md). A predictor parses with
+        int8 features by default (its `features_precision`: this option then applies with `"as_trained"` only);
+        training and `allennlp evaluate` compute what this option says.
     word_piece_buckets : `bool`, optional (default = `False`)
         Run the transformer on the sentences to compute sorted by their number of word pieces and cut into
         buckets (`length_buckets`, at least 8 sentences, padded by at most a quarter), each padded to its own

@@ -44,9 +44,10 @@ def parsing_features_precision(requested: str, trained: str, device: torch.devic
     """
     The `transformer_precision` that a frozen transformer's features are parsed with: `requested` (one of
     `FEATURES_PRECISIONS`), the config's `trained` for `"as_trained"`, and for `"auto"` the fastest within
-    0.1 UAS and LAS of float32's by measurement: int8 on a CPU (the English model on EWT test, 2 cores:
-    1.36 times as fast as float32 with AVX2 only, 1.19 times as fast as bfloat16 where that is native;
-    `results/benchmarks/int8_features.json`), the trained precision on a GPU.
+    0.1 UAS and LAS of float32's by measurement: int8 on a CPU (the English model parsing EWT test with
+    `allennlp predict --batch-size 1024` on 2 cores: 1.38 times as fast as float32 on a CPU held to AVX2, 1.19
+    times as fast as bfloat16 where that is native; `results/benchmarks/english_parse_speed_cpu_paths.json`),
+    the trained precision on a GPU.
     """
     if requested not in FEATURES_PRECISIONS:
         raise ValueError(f"features_precision must be one of {FEATURES_PRECISIONS}, got {requested!r}")
