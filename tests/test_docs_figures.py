@@ -746,6 +746,33 @@ def int8_phases_table() -> str:
     return " ".join(lines)
 
 
+def startup_english() -> str:
+    native, avx2 = load("benchmarks/startup_english.json"), load("benchmarks/startup_english_avx2.json")
+    assert native["environment"] == {} and avx2["environment"] == {"ONEDNN_MAX_CPU_ISA": "AVX2",
+                                                                   "ATEN_CPU_CAPABILITY": "avx2"}
+    rn, ra = native["rows"][0], avx2["rows"][0]
+    imn, ima = native["import_seconds_before_main"], avx2["import_seconds_before_main"]
+    pn, pa = rn["phase_seconds_estimated"], ra["phase_seconds_estimated"]
+    return (f"{rn['startup_seconds']:.2f} s, and {ra['startup_seconds']:.2f} s on the CPU held to AVX2. AllenNLP's own "
+            f"imports before its `main` took {imn['allennlp.commands']:.2f} s ({ima['allennlp.commands']:.2f} s): spaCy "
+            f"{imn['spacy']:.2f}, torchvision {imn['torchvision']:.2f} (torch._dynamo {imn['torch._dynamo']:.2f} of it), "
+            f"torch {imn['torch']:.2f}, scikit-learn {imn['sklearn']:.2f}; what is left, "
+            f"{rn['startup_seconds'] - imn['allennlp.commands']:.2f} s "
+            f"({ra['startup_seconds'] - ima['allennlp.commands']:.2f} s), is mostly the archive: its extraction "
+            f"{pn['archive extraction']:.2f} s ({pa['archive extraction']:.2f}), the model built {pn['model built']:.2f} s "
+            f"({pa['model built']:.2f}), its state read and loaded {pn['state read'] + pn['state loaded']:.2f} s "
+            f"({pa['state read'] + pa['state loaded']:.2f})")
+
+
+def parser_startup() -> str:
+    result = load("benchmarks/parser_startup.json")
+    seconds = result["seconds"]
+    return (f"`Parser.from_archive` and the first parse took {seconds['from_archive_and_first_parse']:.2f} s, after "
+            f"importing the package in {seconds['import']:.2f} s; a process that only imports `allennlp.commands` takes "
+            f"{result['allennlp_imports_process_seconds']:.2f} s from start to exit, and the whole process "
+            f"{seconds['process']:.2f} s")
+
+
 def feature_accuracy() -> str:
     result = load("benchmarks/bf16_features_accuracy.json")
     rows, difference = result["rows"], result["difference_bfloat16_buckets_minus_float32"]
@@ -1260,6 +1287,8 @@ QUOTES = [
     (BENCHMARKS, int8_speed_ratios),
     (BENCHMARKS, int8_small_model),
     (BENCHMARKS, int8_phases_table),
+    (BENCHMARKS, startup_english),
+    (BENCHMARKS, parser_startup),
     (BENCHMARKS, feature_accuracy),
     # BENCHMARKS, "The mpnet features" (the word pieces, the buckets) and "Parse speed of the shipped models"
     (BENCHMARKS, word_pieces_speed),
