@@ -113,7 +113,10 @@ def shipped_model(name: str) -> dict:
     from allennlp.common import Params
 
     # the configs are only read here: a clone without `make english` has no mpnet directory to name
-    ext_vars = {"PRETRAINED_MPNET": os.environ.get("PRETRAINED_MPNET") or "all-mpnet-base-v2"}
+    ext_vars = {"PRETRAINED_MPNET": os.environ.get("PRETRAINED_MPNET") or "all-mpnet-base-v2",
+                # coach_valid_encoder.jsonnet: any encoder's name and width
+                "TRANSFORMER_MODEL": "an-encoder", "TRANSFORMER_HIDDEN_SIZE": "768", "TRANSFORMER_FINE_TUNE": "false",
+                "TRANSFORMER_LEARNING_RATE": "2e-5"}
     return Params.from_file(str(ROOT / "training_config" / f"{name}.jsonnet"), ext_vars=ext_vars).as_dict()["model"]
 
 

@@ -42,7 +42,29 @@ DEFAULT_ENVIRONMENT = {
     # training_config/oracle_rollin.jsonnet: one row of the paper's Table 3
     "ORACLE": "coaching",
     "ROLL_IN": "valid_policy",
+    # training_config/coach_valid_encoder.jsonnet: any Hugging Face encoder, frozen unless fine-tuned
+    "TRANSFORMER_MODEL": "",
+    "TRANSFORMER_FINE_TUNE": "false",
+    "TRANSFORMER_LEARNING_RATE": "2e-5",
 }
+
+
+def transformer_hidden_size(model_name: str) -> str:
+    """
+    The hidden size of the Hugging Face model `model_name` (a hub name or a model directory) from its config, as
+    a string, or "" when there is no name or its config cannot be read (the config that needs it then says so).
+    A directory is read without the network; a hub name uses Hugging Face's cache, else the network.
+    """
+    if not model_name:
+        return ""
+    from transformers import AutoConfig
+
+    try:
+        config = AutoConfig.from_pretrained(model_name, local_files_only=Path(model_name).is_dir())
+    except Exception:  # no such model, no network, a directory without a config: the config's assert says so
+        return ""
+    size = getattr(config, "hidden_size", None) or getattr(config, "d_model", None)
+    return str(size) if size else ""
 
 
 def default_environment() -> Dict[str, str]:
@@ -52,6 +74,7 @@ def default_environment() -> Dict[str, str]:
     install.
     """
     glove_file = default_glove_path()
+    transformer = os.environ.get("TRANSFORMER_MODEL", "")
     e5_directory = default_multilingual_e5_directory()
     mpnet_directory = default_mpnet_directory()
     return {
@@ -64,10 +87,19 @@ def default_environment() -> Dict[str, str]:
         "PRETRAINED_MULTILINGUAL_E5": str(e5_directory) if (e5_directory / "config.json").exists() else "",
         # training_config/coach_valid_mpnet.jsonnet: the model directory that `make english` writes
         "PRETRAINED_MPNET": str(mpnet_directory) if (mpnet_directory / "config.json").exists() else "",
+        # training_config/coach_valid_encoder.jsonnet: the width of TRANSFORMER_MODEL's word vectors
+        "TRANSFORMER_HIDDEN_SIZE": transformer_hidden_size(transformer),
     }
 
 
+# variables derived from others: filled where empty too (a parent process may have set "" before the other was set)
+DERIVED = {"TRANSFORMER_HIDDEN_SIZE"}
+
+
 def set_default_environment() -> None:
-    """Sets each variable of `default_environment()` that the process environment lacks."""
+    """Sets each variable of `default_environment()` that the process environment lacks (or has empty, if derived)."""
     for name, value in default_environment().items():
-        os.environ.setdefault(name, value)
+        if name in DERIVED and not os.environ.get(name):
+            os.environ[name] = value
+        else:
+            os.environ.setdefault(name, value)
