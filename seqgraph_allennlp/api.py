@@ -152,6 +152,9 @@ class Parser:
     features_precision : `str`, optional (default = `"auto"`)
         What a frozen transformer's features are computed in (the predictor's `features_precision`):
         `"auto"` (int8 on a CPU), `"as_trained"`, `"float32"`, `"bfloat16"` or `"int8"`.
+    encoder_precision : `str`, optional (default = `"auto"`)
+        What a `fused_bilstm` encoder's LSTM layers compute in (the predictor's `encoder_precision`): `"auto"`
+        (int8 on a CPU without native bfloat16), `"as_trained"` or `"int8"`.
     """
 
     def __init__(
@@ -164,6 +167,7 @@ class Parser:
         overwrite_upos: bool = False,
         segmenter: Optional[str] = None,
         features_precision: str = "auto",
+        encoder_precision: str = "auto",
     ) -> None:
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
@@ -173,6 +177,7 @@ class Parser:
         self._overwrite_upos = overwrite_upos
         self._segmenter = segmenter
         self._features_precision = features_precision
+        self._encoder_precision = encoder_precision
         self.batch_size = batch_size
         # checks tau, language, overwrite_upos and segmenter now rather than at the first call
         self.language = self._predictor(language).language
@@ -188,13 +193,14 @@ class Parser:
         overwrite_upos: bool = False,
         segmenter: Optional[str] = None,
         features_precision: str = "auto",
+        encoder_precision: str = "auto",
     ) -> "Parser":
         """
         Loads `model.tar.gz` (as written by `allennlp train`) once, onto `cuda_device` (`-1`: the CPU).
         """
         archive = load_archive(str(archive_path), cuda_device=cuda_device)
         return cls(archive.model, archive.validation_dataset_reader, tau, language, batch_size, overwrite_upos,
-                   segmenter, features_precision)
+                   segmenter, features_precision, encoder_precision)
 
     def _predictor(self, language: Optional[str] = None) -> SeqGraphParserPredictor:
         # a fresh predictor per call (cheap: the model and the tokeniser are shared), so that the
@@ -208,6 +214,7 @@ class Parser:
             overwrite_upos=self._overwrite_upos,
             segmenter=self._segmenter,
             features_precision=self._features_precision,
+            encoder_precision=self._encoder_precision,
         )
 
     # Parsing

@@ -459,3 +459,66 @@ def test_bfloat16_options_run_float32_on_a_gpu_even_with_native_bfloat16(trainin
         assert not encoder._bfloat16.active(encoder.training, cuda)
     finally:
         fused_bilstm.native_bfloat16.cache_clear()
+
+
+def test_int8_inference_is_close_to_float32_and_leaves_training_and_the_state_alone():
+    torch.manual_seed(0)
+    encoder = FusedBiLstm(input_size=24, hidden_size=16, num_layers=2, layer_dropout=0.0).eval()
+    inputs = torch.randn(5, 9, 24)
+    mask = torch.ones(5, 9, dtype=torch.bool)
+    mask[2, 6:] = False
+    with torch.no_grad():
+        reference = encoder(inputs, mask)
+        state = {name: value.clone() for name, value in encoder.state_dict().items()}
+        encoder.use_int8_inference(True)
+        int8 = encoder(inputs, mask)
+        # a layer's own weights, quantized: close; the other direction's weights in its place: far
+        error = float((int8 - reference).norm() / reference.norm())
+        assert 0 < error < 0.03, error
+        swapped = FusedBiLstm(input_size=24, hidden_size=16, num_layers=2, layer_dropout=0.0).eval()
+        swapped.load_state_dict(state)
+        swapped.forward_layers[1], swapped.backward_layers[1] = swapped.backward_layers[1], swapped.forward_layers[1]
+        swapped.use_int8_inference(True)
+        assert float((swapped(inputs, mask) - reference).norm() / reference.norm()) > 10 * error
+        # zero on padding, and the state (what an archive saves) is the float32 one, without the int8 copies
+        assert int8[2, 6:].abs().sum() == 0
+        assert encoder.state_dict().keys() == state.keys()
+        assert all(torch.equal(value, state[name]) for name, value in encoder.state_dict().items())
+    # training never uses the copies (no dropout here: training computes what float32 parsing does)
+    encoder.train()
+    with torch.no_grad():
+        assert torch.equal(encoder(inputs, mask), reference)
+    encoder.eval()
+    # other weights loaded: the copies are made again from them
+    other = FusedBiLstm(input_size=24, hidden_size=16, num_layers=2, layer_dropout=0.0).eval()
+    with torch.no_grad():
+        other_reference = other(inputs, mask)
+        encoder.load_state_dict(other.state_dict())
+        assert encoder._int8_inference and encoder._int8_layers is None
+        assert float((encoder(inputs, mask) - other_reference).norm() / other_reference.norm()) < 0.03
+
+
+AUTOMATIC_ENCODER_CHOICE = """
+import json, torch
+from seqgraph_allennlp.modules.precision import native_bfloat16, parsing_encoder_int8
+cpu = torch.device("cpu")
+print(json.dumps({"auto": parsing_encoder_int8("auto", cpu), "as_trained": parsing_encoder_int8("as_trained", cpu),
+                  "int8": parsing_encoder_int8("int8", cpu), "native": native_bfloat16(cpu)}))
+"""
+
+
+@pytest.mark.parametrize("forced", [True, False])
+def test_the_automatic_encoder_choice_is_int8_where_bfloat16_is_not_native(forced):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, **({"ONEDNN_MAX_CPU_ISA": "AVX2", "ATEN_CPU_CAPABILITY": "avx2"} if forced else {})}
+    completed = subprocess.run([sys.executable, "-c", AUTOMATIC_ENCODER_CHOICE], capture_output=True, text=True,
+                               env=env, timeout=300)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    choice = json.loads(completed.stdout.strip().splitlines()[-1])
+    assert choice["auto"] == (not choice["native"]) and choice["int8"] and not choice["as_trained"]
+    if forced:
+        assert choice["auto"] and not choice["native"]

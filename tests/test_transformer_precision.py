@@ -352,3 +352,10 @@ def test_a_predictor_computes_the_features_as_features_precision_says(tiny_mpnet
     assert features.transformer_precision == "float32"
     with pytest.raises(PredictorArgumentError, match="features_precision must be one of .*got 'fp16'"):
         SeqGraphParserPredictor(model, reader, features_precision="fp16")
+    # the encoder's LSTM layers: int8 when asked, as trained when asked, refused otherwise
+    SeqGraphParserPredictor(model, reader, encoder_precision="int8")
+    assert model.encoder._int8_inference
+    SeqGraphParserPredictor(model, reader, encoder_precision="as_trained")
+    assert not model.encoder._int8_inference
+    with pytest.raises(PredictorArgumentError, match="encoder_precision must be one of .*got 'int4'"):
+        SeqGraphParserPredictor(model, reader, encoder_precision="int4")

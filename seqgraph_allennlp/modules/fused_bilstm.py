@@ -5,6 +5,7 @@ from allennlp.modules import InputVariationalDropout
 from allennlp.modules.seq2seq_encoders import Seq2SeqEncoder
 from allennlp.nn.initializers import block_orthogonal
 
+from seqgraph_allennlp.modules.int8_linear import int8_lstm
 # re-exported: where they lived before the precision policy had its own module
 from seqgraph_allennlp.modules.precision import Bfloat16Options, in_bfloat16, native_bfloat16  # noqa: F401
 
@@ -67,7 +68,8 @@ class FusedBiLstm(Seq2SeqEncoder):
         (`torch.autocast`) where the CPU computes it natively (AVX512-BF16 or AMX; elsewhere they stay in
         float32). The LSTM layers made parsing about 1.2x faster on two such cores (on EWT dev 41 of 25,147
         heads changed, UAS the same to 0.01); the highway added about 1.09x more (docs/BENCHMARKS.md).
-        Training is never affected (see `bfloat16_training`).
+        Training is never affected (see `bfloat16_training`). A predictor may also run the LSTM layers in int8
+        outside training (`use_int8_inference`), where bfloat16 is not native.
     bfloat16_training : `bool`, optional (default = `False`)
         In training, run the LSTM layers (forward and backward) under `torch.autocast` in bfloat16 where the
         CPU computes it natively; the weights, their gradients and everything outside the LSTM layers stay
@@ -95,6 +97,11 @@ class FusedBiLstm(Seq2SeqEncoder):
                 raise ValueError(f"fused_bilstm: {name} must be in [0, 1), got {value}")
         self._input_size = input_size
         self._hidden_size = hidden_size
+        # int8 copies of the LSTM layers for parsing, made when first used (`use_int8_inference`)
+        self._int8_inference = False
+        self._int8_layers = None
+        self.register_load_state_dict_post_hook(lambda module, incompatible_keys: module.use_int8_inference(
+            module._int8_inference))
         # the same features of a sentence dropped at every time step
         self._layer_dropout = InputVariationalDropout(layer_dropout)
         self._recurrent_dropout = recurrent_dropout
@@ -119,6 +126,22 @@ class FusedBiLstm(Seq2SeqEncoder):
                 self.highway_carries.append(carry)
             layer_input_size = 2 * hidden_size
 
+    def use_int8_inference(self, int8: bool) -> None:
+        """
+        Outside training, run the LSTM layers in int8 (`int8_linear.int8_lstm`, copies made at the next call
+        and again after `load_state_dict`) instead of float32 or bfloat16: how a predictor applies its
+        `encoder_precision`. The weights (and an archive) stay float32; training never uses the copies.
+        """
+        self._int8_inference = int8
+        self._int8_layers = None
+
+    def _int8_layer(self, lstm: torch.nn.LSTM) -> torch.nn.Module:
+        if self._int8_layers is None:
+            # kept out of the module's state (set past torch.nn.Module.__setattr__)
+            object.__setattr__(self, "_int8_layers", {id(layer): int8_lstm(layer)
+                                                      for layer in [*self.forward_layers, *self.backward_layers]})
+        return self._int8_layers[id(lstm)]
+
     def _initialise(self, lstm: torch.nn.LSTM) -> None:
         hidden = self._hidden_size
         with torch.no_grad():
@@ -139,6 +162,9 @@ class FusedBiLstm(Seq2SeqEncoder):
         return True
 
     def _run(self, lstm: torch.nn.LSTM, inputs: torch.Tensor) -> torch.Tensor:
+        if self._int8_inference and not self.training and inputs.device.type == "cpu":
+            output, _ = self._int8_layer(lstm)(inputs)
+            return output
         with self._bfloat16.autocast(self.training, inputs.device):
             output = self._lstm(lstm, inputs)
         return output.to(inputs.dtype)

@@ -56,6 +56,24 @@ def parsing_features_precision(requested: str, trained: str, device: torch.devic
     return "int8" if requested == "auto" else requested
 
 
+ENCODER_PRECISIONS = ("auto", "as_trained", "int8")
+
+
+def parsing_encoder_int8(requested: str, device: torch.device) -> bool:
+    """
+    Whether a `fused_bilstm` encoder parses with its LSTM layers in int8 (`requested` one of
+    `ENCODER_PRECISIONS`): `"int8"` on a CPU; `"auto"` on a CPU without native bfloat16, where its float32
+    LSTM layers were the largest part of parsing after the features (the English model on EWT test, held to
+    AVX2: 1.28 times as fast in all, UAS and LAS within 0.03; where bfloat16 is native, the layers' bfloat16 was
+    as fast as int8: docs/BENCHMARKS.md); `"as_trained"` never.
+    """
+    if requested not in ENCODER_PRECISIONS:
+        raise ValueError(f"encoder_precision must be one of {ENCODER_PRECISIONS}, got {requested!r}")
+    if device.type != "cpu" or requested == "as_trained":
+        return False
+    return requested == "int8" or not native_bfloat16(device)
+
+
 class Bfloat16Options(NamedTuple):
     """
     A module's two bfloat16 options.

@@ -15,7 +15,13 @@ from seqgraph_allennlp.common.conllu import ConlluSentence, format_sentence, par
 from seqgraph_allennlp.common.enhanced_rules import drop_replaced_tree_edges, fill_lexical_labels
 from seqgraph_allennlp.models.seqgraph_parser import DecodingOptions, SeqGraphParser, check_decoding_options
 from seqgraph_allennlp.modules.cached_transformer_embedder import CachedPretrainedTransformerMismatchedEmbedder
-from seqgraph_allennlp.modules.precision import FEATURES_PRECISIONS, parsing_features_precision
+from seqgraph_allennlp.modules.fused_bilstm import FusedBiLstm
+from seqgraph_allennlp.modules.precision import (
+    ENCODER_PRECISIONS,
+    FEATURES_PRECISIONS,
+    parsing_encoder_int8,
+    parsing_features_precision,
+)
 from seqgraph_allennlp.predictors.batching import PreparedBatch, forward_in_length_buckets, without_gold
 from seqgraph_allennlp.predictors.text_splitter import (
     DEFAULT_LANGUAGE,
@@ -200,6 +206,10 @@ class SeqGraphParserPredictor(Predictor):
         `"as_trained"`: the archive's own `transformer_precision`; `"float32"`, `"bfloat16"` (where native) or
         `"int8"` force one. `allennlp evaluate` computes them as trained. `--predictor-args
         '{"features_precision": "as_trained"}'`.
+    encoder_precision : `str`, optional (default = `"auto"`)
+        For a model with a `fused_bilstm` encoder: `"auto"` runs its LSTM layers in int8 on a CPU without
+        native bfloat16 (`seqgraph_allennlp.modules.precision.parsing_encoder_int8`), as trained elsewhere;
+        `"as_trained"` as the archive's config says; `"int8"` in int8 on any CPU.
     """
 
     def __init__(
@@ -216,19 +226,26 @@ class SeqGraphParserPredictor(Predictor):
         drop_ref_tree_edges: bool = True,
         segmenter: Optional[str] = None,
         features_precision: str = "auto",
+        encoder_precision: str = "auto",
     ) -> None:
         super().__init__(model, dataset_reader, frozen)
-        if features_precision not in FEATURES_PRECISIONS:
-            raise PredictorArgumentError(
-                f"seqgraph_parser predictor: features_precision must be one of "
-                f"{', '.join(map(repr, FEATURES_PRECISIONS))}, got {features_precision!r}"
-            )
+        for name, value, choices in (("features_precision", features_precision, FEATURES_PRECISIONS),
+                                     ("encoder_precision", encoder_precision, ENCODER_PRECISIONS)):
+            if value not in choices:
+                raise PredictorArgumentError(
+                    f"seqgraph_parser predictor: {name} must be one of {', '.join(map(repr, choices))}, got {value!r}"
+                )
         self.features_precision = features_precision
-        for embedder in model.modules():
-            if isinstance(embedder, CachedPretrainedTransformerMismatchedEmbedder):
-                embedder.set_transformer_precision(parsing_features_precision(
-                    features_precision, embedder.configured_precision,
-                    torch.device("cpu") if self.cuda_device < 0 else torch.device("cuda", self.cuda_device)))
+        self.encoder_precision = encoder_precision
+        device = torch.device("cpu") if self.cuda_device < 0 else torch.device("cuda", self.cuda_device)
+        for module in model.modules():
+            if isinstance(module, CachedPretrainedTransformerMismatchedEmbedder):
+                module.set_transformer_precision(parsing_features_precision(
+                    features_precision, module.configured_precision, device))
+            elif isinstance(module, FusedBiLstm):
+                int8 = parsing_encoder_int8(encoder_precision, device)
+                if int8 != module._int8_inference:
+                    module.use_int8_inference(int8)
         if segmenter is not None and segmenter not in SEGMENTERS:
             raise PredictorArgumentError(
                 f'seqgraph_parser predictor: segmenter must be "learned" or "rules", got {segmenter!r}'
