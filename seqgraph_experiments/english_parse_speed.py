@@ -1,8 +1,10 @@
 """
 How fast an English (mpnet) model parses with `allennlp predict` (issues 43, 74): the same archive with its frozen
-features computed as the predictor chooses by default (`auto`: int8 on a CPU, `features_precision`), as the
+features computed as the predictor chooses by default (`auto`: int8 on a CPU, `features_precision`; the encoder's
+LSTM layers in int8 where bfloat16 is not native, `encoder_precision`; `int8_encoder` forces those), as the
 archive's config says (`as_trained`), in float32 or in bfloat16 with word-piece buckets (the embedder's
-`transformer_precision` and `word_piece_buckets`, given as `--overrides` with `features_precision: as_trained`),
+`transformer_precision` and `word_piece_buckets`, given as `--overrides` with `features_precision: as_trained`
+and `encoder_precision: as_trained`),
 with no features directory (every sentence's features computed). `bench_speed.cli_parse_speeds`, the settings in
 turns: the command on the file and on its first sentence alone, alternating, medians of `--repeats` runs; the
 one-sentence command is the start-up; with `--batch-sizes`, each setting at each batch size; with `--cpu-paths`,
@@ -26,7 +28,8 @@ from seqgraph_experiments.provenance import repository_path, sha256, stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
 EMBEDDER = "model.text_field_embedder.token_embedders.mpnet"
-AS_TRAINED = json.dumps({"features_precision": "as_trained"})
+# the archive's own computation: features and encoder as trained
+AS_TRAINED = json.dumps({"features_precision": "as_trained", "encoder_precision": "as_trained"})
 # name: (overrides, predictor arguments)
 SETTINGS = {
     "auto": ({}, "{}"),
@@ -35,10 +38,13 @@ SETTINGS = {
                  f"{EMBEDDER}.cache_directory": None}, AS_TRAINED),
     "bfloat16_buckets": ({f"{EMBEDDER}.transformer_precision": "bfloat16", f"{EMBEDDER}.word_piece_buckets": True,
                           f"{EMBEDDER}.cache_directory": None}, AS_TRAINED),
+    # the predictor's own choice but the encoder's LSTM layers in int8 on any CPU
+    "int8_encoder": ({}, json.dumps({"encoder_precision": "int8"})),
 }
 DESCRIPTIONS = {"auto": "the predictor's own choice (features_precision auto)",
                 "as_trained": "the archive's own settings", "float32": "float32",
-                "bfloat16_buckets": "bfloat16 with word-piece buckets"}
+                "bfloat16_buckets": "bfloat16 with word-piece buckets",
+                "int8_encoder": "the predictor's own choice with the encoder's LSTM layers in int8 (encoder_precision int8)"}
 
 
 def main() -> None:

@@ -746,6 +746,46 @@ def int8_phases_table() -> str:
     return " ".join(lines)
 
 
+def int8_encoder_table() -> str:
+    rows = load("benchmarks/english_parse_speed_avx2_int8_encoder.json")["rows"]
+    lines = []
+    for setting, label in (("auto", "int8 and int8 (auto)"), ("as_trained", "float32 and float32 (as trained)")):
+        small, large = rows[f"{setting}_batch_64"], rows[f"{setting}_batch_1024"]
+        assert small["cpu_path"] == large["cpu_path"] == "avx2" and large["predicted_trees"] == 2077
+        startups = sorted(f"{row['startup_seconds']:.1f}" for row in (small, large))
+        startup = startups[0] if startups[0] == startups[1] else "-".join(startups)
+        lines.append(f"| {label} | {small['sentences_per_second_without_startup']:.1f} | "
+                     f"{large['sentences_per_second_without_startup']:.1f} | {startup} | "
+                     f"{large['scores']['UAS']:.2f} | {large['scores']['LAS']:.2f} |")
+    return " ".join(lines)
+
+
+def int8_encoder_small() -> str:
+    small = load("benchmarks/small_parse_speed_avx2_int8_encoder.json")["rows"]
+    assert all(row["cpu_path"] == "avx2" for row in small.values())
+
+    def speed(name: str) -> str:
+        return f"{small[name]['sentences_per_second_without_startup']:.1f}"
+    return (f"parsed at {speed('auto_batch_64')} sentences/s with `--batch-size 64` and {speed('auto_batch_1024')} "
+            f"with 1024, against {speed('as_trained_batch_64')} and {speed('as_trained_batch_1024')} as trained")
+
+
+def int8_encoder_welsh() -> str:
+    welsh = load("benchmarks/welsh_parse_speed_int8_encoder.json")["rows"]
+    assert all(row["cpu_path"] == "avx2" and row["batch_size"] == 64 for row in welsh.values())
+    int8, trained = welsh["auto"]["scores"], welsh["as_trained"]["scores"]
+    return (f"UAS / LAS {int8['UAS']:.2f} / {int8['LAS']:.2f} in int8 against {trained['UAS']:.2f} / "
+            f"{trained['LAS']:.2f} as trained, at {welsh['auto']['sentences_per_second_without_startup']:.1f} "
+            f"sentences/s against {welsh['as_trained']['sentences_per_second_without_startup']:.1f}")
+
+
+def int8_encoder_native() -> str:
+    rows = load("benchmarks/english_parse_speed_native_int8_encoder.json")["rows"]
+    assert all(row["cpu_path"] == "as_it_is" and row["batch_size"] == 1024 for row in rows.values())
+    return (f"{rows['auto']['sentences_per_second_without_startup']:.1f} sentences/s against "
+            f"{rows['int8_encoder']['sentences_per_second_without_startup']:.1f} with `encoder_precision: \"int8\"`")
+
+
 def startup_english() -> str:
     native, avx2 = load("benchmarks/startup_english.json"), load("benchmarks/startup_english_avx2.json")
     assert native["environment"] == {} and avx2["environment"] == {"ONEDNN_MAX_CPU_ISA": "AVX2",
@@ -1287,6 +1327,10 @@ QUOTES = [
     (BENCHMARKS, int8_speed_ratios),
     (BENCHMARKS, int8_small_model),
     (BENCHMARKS, int8_phases_table),
+    (BENCHMARKS, int8_encoder_table),
+    (BENCHMARKS, int8_encoder_small),
+    (BENCHMARKS, int8_encoder_welsh),
+    (BENCHMARKS, int8_encoder_native),
     (BENCHMARKS, startup_english),
     (BENCHMARKS, parser_startup),
     (BENCHMARKS, feature_accuracy),

@@ -3,8 +3,8 @@ Where the parsing time of a model goes, phase by phase: parses a CoNLL-U file wi
 predictor as `allennlp predict --batch-size 64` does (batches of `--batch-size` in file order, each cut into
 length buckets, the predictor's rules over the graph included), with a wall-clock timer around each phase, and
 writes the seconds of each (median of `--repeats` parses) to results/benchmarks/enhanced_parse_phases.json
-(the frozen features as the archive and `--overrides` say, unless `--features-precision` gives the predictor
-another choice, as `allennlp predict --predictor-args` would):
+(the frozen features and the encoder as the archive and `--overrides` say, unless `--features-precision` or
+`--encoder-precision` give the predictor another choice, as `allennlp predict --predictor-args` would):
 
     .venv/bin/python benchmarks/parse_phases.py MODEL.tar.gz data/UD_English-EWT/en_ewt-ud-test.conllu
 
@@ -150,6 +150,8 @@ def main() -> None:
     parser.add_argument("--features-precision", default="as_trained",
                         help="the predictor's features_precision (default: as_trained, so that --overrides apply; "
                              "auto is what allennlp predict computes by default)")
+    parser.add_argument("--encoder-precision", default="as_trained",
+                        help="the predictor's encoder_precision (default: as_trained; auto is allennlp predict's)")
     parser.add_argument("--batch-size", type=int, default=BATCH_SIZE,
                         help="sentences handed to the predictor at a time, as allennlp predict's --batch-size")
     parser.add_argument("--output", default=str(RESULT))
@@ -161,7 +163,8 @@ def main() -> None:
     import seqgraph_allennlp  # noqa: F401  (registers the components)
 
     predictor = Predictor.from_archive(load_archive(args.model, overrides=args.overrides), "seqgraph_parser",
-                                       extra_args={"features_precision": args.features_precision})
+                                       extra_args={"features_precision": args.features_precision,
+                                                   "encoder_precision": args.encoder_precision})
     totals: Dict[str, float] = {}
     instrument(predictor, totals)
     runs: List[Dict[str, float]] = []
@@ -184,6 +187,7 @@ def main() -> None:
         "model": {"path": args.model, "sha256": sha256(args.model)},
         "overrides": args.overrides,
         "features_precision": args.features_precision,
+        "encoder_precision": args.encoder_precision,
         "data": {"path": args.conllu, "sha256": sha256(args.conllu), "sentences": len(instances)},
         "torch_threads": torch.get_num_threads(),
         "batch_size": args.batch_size,
