@@ -17,14 +17,19 @@ ROOT = Path(__file__).resolve().parents[1]
 GOLD = ROOT / "fixtures" / "conllu" / "en_small.conllu"
 
 
-def test_raw_text_and_gold_tokens_are_scored(trained_model_archive, tmp_path):
+def raw_text_eval(archive, name: str, out_dir: Path) -> dict:
+    """scripts/raw_text_eval.py of an archive on GOLD, as a user runs it: the JSON it wrote."""
     completed = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "raw_text_eval.py"), str(trained_model_archive), str(GOLD),
-         "--name", "fixture", "--out-dir", str(tmp_path)],
+        [sys.executable, str(ROOT / "scripts" / "raw_text_eval.py"), str(archive), str(GOLD),
+         "--name", name, "--out-dir", str(out_dir)],
         cwd=ROOT, capture_output=True, text=True,
     )
     assert completed.returncode == 0, completed.stderr
-    result = json.loads((tmp_path / "fixture.json").read_text())
+    return json.loads((out_dir / f"{name}.json").read_text())
+
+
+def test_raw_text_and_gold_tokens_are_scored(trained_model_archive, tmp_path):
+    result = raw_text_eval(trained_model_archive, "fixture", tmp_path)
     raw, gold = result["rows"]
     # an archive without a segmenter: spaCy's rules only
     assert raw["input"] == "raw text (paragraphs), spaCy rules (en)" and gold["input"] == "gold tokenisation"
@@ -47,13 +52,7 @@ def test_raw_text_and_gold_tokens_are_scored(trained_model_archive, tmp_path):
 def test_an_archive_with_a_segmenter_gets_a_row_for_each_splitter(trained_model_archive, segmenter_archive, tmp_path):
     archive = tmp_path / "with_segmenter.tar.gz"
     attach_segmenter(str(trained_model_archive), str(segmenter_archive), str(archive))
-    completed = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "raw_text_eval.py"), str(archive), str(GOLD),
-         "--name", "fixture", "--out-dir", str(tmp_path)],
-        cwd=ROOT, capture_output=True, text=True,
-    )
-    assert completed.returncode == 0, completed.stderr
-    learned, rules, gold = json.loads((tmp_path / "fixture.json").read_text())["rows"]
+    learned, rules, gold = raw_text_eval(archive, "fixture", tmp_path)["rows"]
     assert learned["input"] == "raw text (paragraphs), learned segmenter"
     assert rules["input"] == "raw text (paragraphs), spaCy rules (en)"
     assert gold["Words"] == 100.0
@@ -62,13 +61,7 @@ def test_an_archive_with_a_segmenter_gets_a_row_for_each_splitter(trained_model_
 
 
 def test_a_model_of_the_enhanced_graph_gets_elas_and_eulas_from_raw_text(enhanced_model_archive, tmp_path):
-    completed = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "raw_text_eval.py"), str(enhanced_model_archive), str(GOLD),
-         "--name", "enhanced", "--out-dir", str(tmp_path)],
-        cwd=ROOT, capture_output=True, text=True,
-    )
-    assert completed.returncode == 0, completed.stderr
-    result = json.loads((tmp_path / "enhanced.json").read_text())
+    result = raw_text_eval(enhanced_model_archive, "enhanced", tmp_path)
     raw, gold = result["rows"]
     # gold tokens: the project's enhanced scorer on the same model's prediction, empty nodes collapsed
     predicted = tmp_path / "predicted.conllu"
@@ -84,12 +77,6 @@ def test_a_model_of_the_enhanced_graph_gets_elas_and_eulas_from_raw_text(enhance
 
 def test_a_tree_model_gets_no_elas_from_a_gold_file_with_enhanced_graphs(trained_model_archive, tmp_path):
     # en_small.conllu has DEPS; the tree model writes none, and the gold tokens' DEPS are not its own
-    completed = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "raw_text_eval.py"), str(trained_model_archive), str(GOLD),
-         "--name", "tree", "--out-dir", str(tmp_path)],
-        cwd=ROOT, capture_output=True, text=True,
-    )
-    assert completed.returncode == 0, completed.stderr
-    result = json.loads((tmp_path / "tree.json").read_text())
+    result = raw_text_eval(trained_model_archive, "tree", tmp_path)
     assert all("ELAS" not in row for row in result["rows"])
     assert "| ELAS |" not in "\n".join(raw_text_table(result))
