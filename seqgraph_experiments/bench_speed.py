@@ -61,6 +61,12 @@ def parse_speed(model, instances, batch_size: int) -> float:
 CPU_PATHS = {"as_it_is": {}, "avx2": {"ONEDNN_MAX_CPU_ISA": "AVX2", "ATEN_CPU_CAPABILITY": "avx2"}}
 
 
+def cpu_path_environment() -> Dict[str, str]:
+    """The variables of `CPU_PATHS` that this process runs under (a benchmark started with a path forced)."""
+    names = {name for path in CPU_PATHS.values() for name in path}
+    return {name: os.environ[name] for name in sorted(names) if name in os.environ}
+
+
 class Setting(NamedTuple):
     """
     One `allennlp predict` setting of `cli_parse_speeds`: the archive, its `-o` overrides, `--batch-size`, the

@@ -27,6 +27,11 @@ def reverse_within_lengths(inputs: torch.Tensor, lengths: torch.LongTensor) -> t
     return inputs.gather(1, source.unsqueeze(-1).expand_as(inputs))
 
 
+def _forget_int8_layers(module: "FusedBiLstm", incompatible_keys) -> None:
+    # a load_state_dict post-hook: the int8 copies are made again from the weights loaded
+    module._int8_layers = None
+
+
 @Seq2SeqEncoder.register("fused_bilstm")
 class FusedBiLstm(Seq2SeqEncoder):
     """
@@ -100,8 +105,7 @@ class FusedBiLstm(Seq2SeqEncoder):
         # int8 copies of the LSTM layers for parsing, made when first used (`use_int8_inference`)
         self._int8_inference = False
         self._int8_layers = None
-        self.register_load_state_dict_post_hook(lambda module, incompatible_keys: module.use_int8_inference(
-            module._int8_inference))
+        self.register_load_state_dict_post_hook(_forget_int8_layers)
         # the same features of a sentence dropped at every time step
         self._layer_dropout = InputVariationalDropout(layer_dropout)
         self._recurrent_dropout = recurrent_dropout
@@ -130,10 +134,12 @@ class FusedBiLstm(Seq2SeqEncoder):
         """
         Outside training, run the LSTM layers in int8 (`int8_linear.int8_lstm`, copies made at the next call
         and again after `load_state_dict`) instead of float32 or bfloat16: how a predictor applies its
-        `encoder_precision`. The weights (and an archive) stay float32; training never uses the copies.
+        `encoder_precision`. The weights (and an archive) stay float32; training never uses the copies. Asking
+        for what it does already changes nothing (a `Parser` makes a predictor per call).
         """
-        self._int8_inference = int8
-        self._int8_layers = None
+        if int8 != self._int8_inference:
+            self._int8_inference = int8
+            self._int8_layers = None
 
     def _int8_layer(self, lstm: torch.nn.LSTM) -> torch.nn.Module:
         if self._int8_layers is None:

@@ -63,9 +63,11 @@ def parsing_encoder_int8(requested: str, device: torch.device) -> bool:
     """
     Whether a `fused_bilstm` encoder parses with its LSTM layers in int8 (`requested` one of
     `ENCODER_PRECISIONS`): `"int8"` on a CPU; `"auto"` on a CPU without native bfloat16, where its float32
-    LSTM layers were the largest part of parsing after the features (the English model on EWT test, held to
-    AVX2: 1.28 times as fast in all, UAS and LAS within 0.03; where bfloat16 is native, the layers' bfloat16 was
-    as fast as int8: docs/BENCHMARKS.md); `"as_trained"` never.
+    LSTM layers were the largest part of parsing after the features (the English model parsing EWT test held
+    to AVX2, features and LSTM layers in int8: 93.2 sentences/s with `--batch-size 1024` against 65.6 as
+    trained, UAS and LAS within 0.02, `results/benchmarks/english_parse_speed_avx2_int8_encoder.json`; where
+    bfloat16 is native its layers were as fast as int8, `english_parse_speed_native_int8_encoder.json`);
+    `"as_trained"` never.
     """
     if requested not in ENCODER_PRECISIONS:
         raise ValueError(f"encoder_precision must be one of {ENCODER_PRECISIONS}, got {requested!r}")

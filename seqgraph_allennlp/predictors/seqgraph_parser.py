@@ -243,9 +243,7 @@ class SeqGraphParserPredictor(Predictor):
                 module.set_transformer_precision(parsing_features_precision(
                     features_precision, module.configured_precision, device))
             elif isinstance(module, FusedBiLstm):
-                int8 = parsing_encoder_int8(encoder_precision, device)
-                if int8 != module._int8_inference:
-                    module.use_int8_inference(int8)
+                module.use_int8_inference(parsing_encoder_int8(encoder_precision, device))
         if segmenter is not None and segmenter not in SEGMENTERS:
             raise PredictorArgumentError(
                 f'seqgraph_parser predictor: segmenter must be "learned" or "rules", got {segmenter!r}'

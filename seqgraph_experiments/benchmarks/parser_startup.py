@@ -24,6 +24,7 @@ from typing import Dict, List
 
 from seqgraph_experiments import ROOT
 from seqgraph_experiments.arguments import refuse_missing_files
+from seqgraph_experiments.bench_speed import cpu_path_environment
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
 
@@ -82,8 +83,7 @@ def main() -> None:
         "allennlp_imports_process_seconds": statistics.median(imports),
         "all_runs": runs,
         "all_allennlp_imports": imports,
-        "environment": {name: os.environ[name] for name in ("ONEDNN_MAX_CPU_ISA", "ATEN_CPU_CAPABILITY")
-                        if name in os.environ},
+        "environment": cpu_path_environment(),
         **stamp("benchmarks/parser_startup.py"),
     }
     write_json(Path(args.output), result)

@@ -45,6 +45,7 @@ from typing import Dict, Iterator, List
 
 from seqgraph_experiments import ROOT, commands
 from seqgraph_experiments.arguments import refuse_missing_files
+from seqgraph_experiments.bench_speed import cpu_path_environment
 from seqgraph_experiments.bench_speed import one_sentence_file
 from seqgraph_experiments.provenance import sha256, stamp
 from seqgraph_experiments.results import BENCHMARKS, write_json
@@ -210,8 +211,7 @@ def main() -> None:
         "rows": rows, "repeats": args.repeats, "code_refs": args.code_ref,
         "import_seconds_before_main": imports,
         # a CPU path forced for the whole run (bench_speed.CPU_PATHS), inherited by every process it starts
-        "environment": {name: os.environ[name] for name in ("ONEDNN_MAX_CPU_ISA", "ATEN_CPU_CAPABILITY")
-                        if name in os.environ},
+        "environment": cpu_path_environment(),
         **stamp("benchmarks/startup.py"),
     })
 
